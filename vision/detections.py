@@ -1,0 +1,94 @@
+"""Tiles found in one photo, as parallel numpy arrays (one row per tile)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.labels import TILE_CLASSES, split_code
+
+
+@dataclass
+class TileDetections:
+    """Every tile read in a photo.
+
+    `corners[i]` is tile i's quadrilateral in photo pixels, clockwise from the tile's
+    top-left as its number reads upright. `class_probs[i]` holds the classifier's
+    probabilities over `labels`; `class_ids` is the reading chosen (normally the argmax,
+    but the referee may pick a more probable *consistent* reading). `confidence` is the
+    detector's score times the chosen reading's probability.
+    """
+
+    corners: np.ndarray  # (N, 4, 2) float32
+    detector_scores: np.ndarray  # (N,) float32
+    class_probs: np.ndarray  # (N, C) float32
+    class_ids: np.ndarray  # (N,) int64
+    labels: tuple[str, ...] = TILE_CLASSES
+    uncertain: np.ndarray = field(default=None)  # (N,) bool
+
+    def __post_init__(self) -> None:
+        n = len(self.corners)
+        if self.uncertain is None:
+            self.uncertain = np.zeros(n, dtype=bool)
+        for name in ("detector_scores", "class_probs", "class_ids", "uncertain"):
+            if len(getattr(self, name)) != n:
+                raise ValueError(f"{name} has {len(getattr(self, name))} rows, corners has {n}")
+
+    @classmethod
+    def empty(cls, labels: tuple[str, ...] = TILE_CLASSES) -> TileDetections:
+        return cls(
+            corners=np.zeros((0, 4, 2), np.float32),
+            detector_scores=np.zeros(0, np.float32),
+            class_probs=np.zeros((0, len(labels)), np.float32),
+            class_ids=np.zeros(0, np.int64),
+            labels=labels,
+        )
+
+    def __len__(self) -> int:
+        return len(self.corners)
+
+    def __getitem__(self, index) -> TileDetections:
+        """Index with a boolean mask, an integer array or a slice; keeps every array aligned."""
+        if isinstance(index, int | np.integer):
+            index = [int(index)]
+        return TileDetections(
+            corners=self.corners[index],
+            detector_scores=self.detector_scores[index],
+            class_probs=self.class_probs[index],
+            class_ids=self.class_ids[index],
+            labels=self.labels,
+            uncertain=self.uncertain[index],
+        )
+
+    @property
+    def codes(self) -> list[str]:
+        """The reading of each tile as a tile code (`'R7'`, `'J'`)."""
+        return [self.labels[i] for i in self.class_ids]
+
+    @property
+    def confidence(self) -> np.ndarray:
+        chosen = self.class_probs[np.arange(len(self)), self.class_ids] if len(self) else np.zeros(0)
+        return (self.detector_scores * chosen).astype(np.float32)
+
+    @property
+    def centers(self) -> np.ndarray:
+        return self.corners.mean(axis=1)
+
+    def to_json(self) -> list[dict]:
+        """The `tiles` list of the scan JSON."""
+        tiles = []
+        for i, (code, conf) in enumerate(zip(self.codes, self.confidence, strict=True)):
+            color, number, joker = split_code(code)
+            tiles.append(
+                {
+                    "id": i,
+                    "color": color,
+                    "number": number,
+                    "joker": joker,
+                    "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners[i]],
+                    "confidence": round(float(conf), 4),
+                    "uncertain": bool(self.uncertain[i]),
+                }
+            )
+        return tiles
