@@ -32,11 +32,13 @@ lint: $(VENV)/.installed
 ## eval: accuracy of the shipped models on the held-out valid/ photos
 eval: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_vision
+	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_table
 
 ## bench: speed of the referee and of the photo pipeline
 bench: $(VENV)/.installed
 	$(PY) -m bench.referee_bench
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.vision_bench
+	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.table_bench
 
 ## train: rebuild every model in models/ from scratch on the CPU
 train: $(VENV)/.train-installed

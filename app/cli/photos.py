@@ -1,9 +1,235 @@
-"""Subcommands: (being written)."""
+"""Subcommands that read photos: `rummikub scan PHOTO [PHOTO ...]`.
+
+The models are loaded once and every photo goes through the same `vision.pipeline`
+objects the app uses. With `--json` stdout holds exactly one JSON array, one object per
+photo in the order given; a photo that cannot be read gets a one-line error on stderr
+(and an object with an `error` field in the array), the other photos are still read, and
+the exit status is 2.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add this module's subcommands."""
+    parser = subparsers.add_parser(
+        "scan",
+        help="read every tile in photos (and judge the sets on the table)",
+        description="Read every tile in each photo: colour, number or joker, and its corners. "
+        "Sets on the table are judged with the edition's rules when the table "
+        "logic is available.",
+    )
+    parser.add_argument("photos", nargs="+", metavar="PHOTO", help="photo files (JPEG, PNG, ...)")
+    parser.add_argument("--json", action="store_true", help="print one JSON array to stdout")
+    parser.add_argument("--annotate", metavar="OUT_DIR", type=Path,
+                        help="write an annotated copy of each photo into OUT_DIR")
+    parser.add_argument("--edition", metavar="NAME", default=None,
+                        help="rule preset used to judge the sets (default: the standard rules)")
+    parser.add_argument("--models", metavar="DIR", type=Path, default=None,
+                        help="folder with detector.onnx and classifier.onnx (default: models/)")
+    parser.set_defaults(func=run_scan)
+
+
+def _rules_for(edition_name: str | None):
+    """The referee's rules for `--edition`, or None when the referee is not available."""
+    from app.cli import CommandError
+
+    try:
+        import referee
+    except ImportError:
+        referee = None
+    if referee is None or not hasattr(referee, "edition"):
+        if edition_name:
+            raise CommandError(f"--edition {edition_name}: the referee's editions are not available")
+        return None
+    try:
+        if edition_name:
+            return referee.edition(edition_name)
+        default = getattr(referee, "DEFAULT_RULES", None)
+        return default if default is not None else referee.edition()
+    except (KeyError, ValueError) as error:
+        message = error.args[0] if error.args else error
+        raise CommandError(f"--edition {edition_name}: {message}") from None
+
+
+def _judge():
+    """`vision.table.judge_table`, or None while the table logic is not there."""
+    try:
+        from vision.table import judge_table
+    except ImportError:
+        return None
+    return judge_table
+
+
+def _warnings_for(detections, uncertain: bool = True) -> list[str]:
+    warnings = []
+    if len(detections) == 0:
+        warnings.append("no tiles found")
+    if not uncertain or not len(detections):
+        return warnings
+    uncertain = [int(i) for i in detections.uncertain.nonzero()[0]]
+    if uncertain:
+        ids = ", ".join(str(i) for i in uncertain)
+        warnings.append(f"{len(uncertain)} tile(s) read with low confidence: ids {ids}")
+    return warnings
+
+
+def _unique_path(out_dir: Path, stem: str, used: set[str]) -> Path:
+    name, n = f"{stem}.jpg", 1
+    while name in used:
+        n += 1
+        name = f"{stem}-{n}.jpg"
+    used.add(name)
+    return out_dir / name
+
+
+def scan_photo(reader, path: str, *, rules=None, judge=None, annotator=None,
+               annotate_to: Path | None = None) -> dict:
+    """Read one photo -> the scan JSON object. Raises vision.decode.PhotoError."""
+    from vision.decode import read_photo
+
+    image = read_photo(path)
+    detections = reader.read(image)
+    result: dict = {
+        "photo": str(path),
+        "width": int(image.shape[1]),
+        "height": int(image.shape[0]),
+        "tiles": detections.to_json(),
+    }
+    table = None
+    if judge is not None and rules is not None:
+        table = judge(detections, rules)
+        if table.detections is not None and table.detections is not detections:
+            detections = table.detections
+            result["tiles"] = detections.to_json()
+        result.update(table.to_json())
+    warnings = list(table.warnings or []) if table is not None else []
+    # the table logic reports uncertain tiles itself (after its re-reading)
+    warnings = _warnings_for(detections, uncertain=table is None) + warnings
+    result["warnings"] = warnings
+    if annotator is not None and annotate_to is not None:
+        import cv2
+
+        picture = annotator.annotate(image, detections, table)
+        if not cv2.imwrite(str(annotate_to), picture, [cv2.IMWRITE_JPEG_QUALITY, 90]):
+            raise OSError(f"cannot write {annotate_to}")
+        result["annotated"] = str(annotate_to)
+    return result
+
+
+def _flat(value) -> bool:
+    """Scalars, and lists/dicts holding only flat things without dicts inside lists of
+    dicts: written on one line."""
+    if isinstance(value, list):
+        return all(not isinstance(v, dict) and _flat(v) for v in value)
+    if isinstance(value, dict):
+        return all(_flat(v) for v in value.values())
+    return True
+
+
+def to_json_text(value, indent: int = 0) -> str:
+    """JSON with one tile (or one set) per line: readable and still short."""
+    pad, inner = " " * indent, " " * (indent + 1)
+    if _flat(value) and not (isinstance(value, dict) and indent == 1):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        items = [inner + to_json_text(v, indent + 1) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + pad + "]" if items else "[]"
+    items = [f"{inner}{json.dumps(k)}: {to_json_text(v, indent + 1)}" for k, v in value.items()]
+    return "{\n" + ",\n".join(items) + "\n" + pad + "}" if items else "{}"
+
+
+def _summary(result: dict) -> str:
+    """A readable block for one photo."""
+    if "error" in result:
+        return f"{result['photo']}: ERROR {result['error']}"
+    tiles = result["tiles"]
+    codes = {t["id"]: _code(t) for t in tiles}
+    lines = [f"{result['photo']} ({result['width']}x{result['height']}): {len(tiles)} tiles"]
+    if "sets" in result:
+        for number, item in enumerate(result["sets"], 1):
+            ids = item["tiles"] if isinstance(item, dict) else item
+            text = " ".join(codes.get(i, "?") for i in ids)
+            if isinstance(item, dict):
+                verdict = f"{item.get('kind') or ''} {item.get('value') or ''}".strip()
+                if item.get("valid"):
+                    status = f"ok ({verdict})" if verdict else "ok"
+                else:
+                    status = "INVALID: " + "; ".join(map(str, item.get("reasons") or []))
+            else:
+                status = ""
+            lines.append(f"  set {number}: {text}  {status}".rstrip())
+        loose = result.get("loose") or []
+        if loose:
+            lines.append("  loose: " + " ".join(codes.get(i, "?") for i in loose))
+        if "table_valid" in result:
+            lines.append(f"  table valid: {'yes' if result['table_valid'] else 'no'}")
+        if result.get("suggestion"):
+            lines.append("  suggestion: " + " | ".join(" ".join(s) for s in result["suggestion"]))
+    elif tiles:
+        lines.append("  " + " ".join(codes[t["id"]] + ("?" if t.get("uncertain") else "")
+                                     for t in tiles))
+    for warning in result.get("warnings", []):
+        lines.append(f"  warning: {warning}")
+    if result.get("annotated"):
+        lines.append(f"  annotated: {result['annotated']}")
+    return "\n".join(lines)
+
+
+def _code(tile: dict) -> str:
+    from vision.labels import WORD_TO_SLOT
+
+    if tile.get("joker"):
+        return "J"
+    return f"{WORD_TO_SLOT.get(tile.get('color'), '?')}{tile.get('number')}"
+
+
+def run_scan(args: argparse.Namespace) -> int:
+    from app.cli import CommandError
+    from vision.decode import PhotoError
+    from vision.pipeline import ModelsMissing, TileReader
+
+    rules = _rules_for(args.edition)
+    judge = _judge() if rules is not None else None
+    try:
+        reader = TileReader.load(args.models)
+    except ModelsMissing as error:
+        raise CommandError(str(error)) from None
+    annotator = None
+    if args.annotate is not None:
+        from vision.annotate import TableAnnotator
+
+        try:
+            args.annotate.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise CommandError(f"cannot create {args.annotate}: {error.strerror}") from None
+        annotator = TableAnnotator()
+    used: set[str] = set()
+    results, status = [], 0
+    for photo in args.photos:
+        target = _unique_path(args.annotate, Path(photo).stem, used) if annotator else None
+        try:
+            result = scan_photo(reader, photo, rules=rules, judge=judge, annotator=annotator,
+                                annotate_to=target)
+        except PhotoError as error:
+            message = str(error)
+            if photo not in message:
+                message = f"{photo}: {message}"
+            print(f"rummikub scan: {message}", file=sys.stderr)
+            result = {"photo": photo, "error": str(error), "tiles": [], "warnings": []}
+            status = 2
+        except OSError as error:
+            print(f"rummikub scan: {photo}: {error}", file=sys.stderr)
+            result = {"photo": photo, "error": str(error), "tiles": [], "warnings": []}
+            status = 2
+        results.append(result)
+        if not args.json and "error" not in result:
+            print(_summary(result), flush=True)
+    if args.json:
+        sys.stdout.write(to_json_text(results) + "\n")
+    return status

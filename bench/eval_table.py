@@ -1,0 +1,234 @@
+"""How well photos become tables: sets grouped right, whole table states right, rack totals.
+
+`python -m bench.eval_table` (part of `make eval`) prints:
+
+1. Rendered tables, geometry: synthetic tables (`bench/synth_tables.py`: runs, groups,
+   jokers, touching and rotated sets, columns, oblique views, loose tiles, noisy corners)
+   grouped by `vision.layout`: share of true sets found exactly (same tiles, same order)
+   and share of tables whose sets and loose tiles are all exactly right.
+2. Real valid/ photos whose tiles lie in sets (their true sets written by hand in
+   `bench/valid_sets.json`), from the label polygons: the same two shares.
+3. With the models (`models/`): the same photos end to end (JPEG -> TileReader ->
+   judge_table), tiles matched to labels by centre-in-polygon; a photo's whole table state
+   is right when every tile is found and read right and every set and loose tile is right.
+   Also rendered tables end to end (needs Pillow), the scatter photos (sets found where
+   there are none), and the rack totals on every rack photo of valid/.
+Targets: >= 99 % sets grouped right on rendered tables, >= 95 % on real photos, every rack
+total right.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import cv2
+import numpy as np
+
+from vision.settings import REPO_ROOT
+
+TRUTH_FILE = REPO_ROOT / "bench" / "valid_sets.json"
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{a}/{b} = {100.0 * a / b:.1f} %" if b else "n/a"
+
+
+def compare(true_sets, true_loose, pred_sets, pred_loose) -> tuple[int, bool]:
+    """(true sets found exactly, whole grouping right). Sets are lists of tile ids."""
+    pred = {tuple(s) for s in pred_sets}
+    found = sum(tuple(s) in pred for s in true_sets)
+    whole = pred == {tuple(s) for s in true_sets} and sorted(pred_loose) == sorted(true_loose)
+    return found, whole
+
+
+def match_to_labels(centres: np.ndarray, polygons: list[np.ndarray]) -> dict[int, int]:
+    """Detection id -> label id where the detection's centre lies inside the label polygon."""
+    out, used = {}, set()
+    for d, c in enumerate(centres):
+        best, best_dist = None, -np.inf
+        for k, poly in enumerate(polygons):
+            if k in used:
+                continue
+            dist = cv2.pointPolygonTest(poly.astype(np.float32), (float(c[0]), float(c[1])), True)
+            if dist >= 0 and dist > best_dist:
+                best, best_dist = k, dist
+        if best is not None:
+            out[d] = best
+            used.add(best)
+    return out
+
+
+def _mapped(reading, det_to_label):
+    sets = [[det_to_label.get(i, -1 - i) for i in s] for s in reading.sets]
+    loose = [det_to_label.get(i, -1 - i) for i in reading.loose]
+    return sets, loose
+
+
+# ----------------------------------------------------------------------------- sections
+def rendered_geometry(n: int) -> None:
+    from bench.synth_tables import synth_table
+    from vision.layout import group_lines
+
+    found = total = whole = 0
+    start = time.perf_counter()
+    for seed in range(n):
+        t = synth_table(np.random.default_rng(10_000 + seed))
+        layout = group_lines(t.quads)
+        f, w = compare(t.sets, t.loose, layout.sets, layout.loose)
+        found, total, whole = found + f, total + len(t.sets), whole + w
+    print(f"rendered tables (geometry, {n} tables, {time.perf_counter() - start:.0f} s):")
+    print(f"  sets grouped exactly right: {_pct(found, total)}   (target >= 99 %)")
+    print(f"  tables grouped entirely right: {_pct(whole, n)}")
+
+
+def real_from_labels(truth, photos) -> None:
+    from training.real_data import oriented_quad
+    from vision.layout import group_lines, upright_from_axis
+
+    found = total = whole = 0
+    bad = []
+    for key, item in truth["photos"].items():
+        photo = photos[key]
+        up = item.get("up", [0, -1])
+        quads = np.array([upright_from_axis(oriented_quad(t.polygon), up) for t in photo.tiles])
+        layout = group_lines(quads)
+        f, w = compare(item["sets"], item["loose"], layout.sets, layout.loose)
+        found, total, whole = found + f, total + len(item["sets"]), whole + w
+        if not w:
+            bad.append(key)
+    n = len(truth["photos"])
+    print(f"real valid/ photos whose tiles lie in sets, from the labels ({n} photos):")
+    print(f"  sets grouped exactly right: {_pct(found, total)}   (target >= 95 %)")
+    print(f"  photos grouped entirely right: {_pct(whole, n)}" + (f"  wrong: {bad}" if bad else ""))
+
+
+def real_end_to_end(truth, photos, reader, rules) -> None:
+    from vision.rack import read_rack
+    from vision.table import judge_table
+
+    found = total = whole = grouped_whole = 0
+    bad = []
+    for key, item in truth["photos"].items():
+        photo = photos[key]
+        det = reader.read(photo.read())
+        reading = judge_table(det, rules)
+        d2l = match_to_labels(reading.detections.centers, [t.polygon for t in photo.tiles])
+        sets, loose = _mapped(reading, d2l)
+        f, w = compare(item["sets"], item["loose"], sets, loose)
+        codes = reading.detections.codes
+        reads_right = (len(d2l) == len(det) == len(photo.tiles)
+                       and all(codes[d] == photo.tiles[k].code for d, k in d2l.items()))
+        found, total = found + f, total + len(item["sets"])
+        grouped_whole += w
+        whole += w and reads_right
+        if not (w and reads_right):
+            wrong = [f"{photo.tiles[k].code}->{codes[d]}" for d, k in d2l.items()
+                     if codes[d] != photo.tiles[k].code]
+            bad.append(f"{key} (grouping {'ok' if w else 'WRONG'}, {len(det)} det / "
+                       f"{len(photo.tiles)} tiles, misread {wrong})")
+    n = len(truth["photos"])
+    print(f"real valid/ set photos end to end ({n} photos, models):")
+    print(f"  sets grouped exactly right: {_pct(found, total)}   (target >= 95 %)")
+    print(f"  photos grouped entirely right: {_pct(grouped_whole, n)}")
+    print(f"  photos whose whole table state is right (every tile read right too): "
+          f"{_pct(whole, n)}")
+    for line in bad:
+        print(f"    {line}")
+
+    false_sets = 0
+    for key in truth.get("scatter", []):
+        reading = judge_table(reader.read(photos[key].read()), rules, suggest=False)
+        false_sets += len(reading.sets)
+    print(f"  scatter photos {truth.get('scatter', [])}: {false_sets} set(s) found where the "
+          f"tiles lie scattered")
+
+    right = 0
+    lines = []
+    for key in truth.get("racks", []):
+        photo = photos[key]
+        from referee import Tile, rack_penalty
+
+        want = rack_penalty([Tile.from_code(t.code) for t in photo.tiles], rules)
+        rack = read_rack(reader.read(photo.read()), rules)
+        right += rack.total == want
+        lines.append(f"    {key}: {rack.total} (labels {want}) "
+                     f"{'ok' if rack.total == want else 'WRONG'} "
+                     f"{len(rack.detections)} det / {len(photo.tiles)} tiles")
+    print(f"  rack totals right: {_pct(right, len(truth.get('racks', [])))}   (target: all)")
+    for line in lines:
+        print(line)
+
+
+def rendered_end_to_end(n: int, reader, rules) -> None:
+    from bench.synth_tables import render_table, synth_table
+    from vision.table import judge_table
+
+    found = total = whole = grouped_whole = 0
+    for seed in range(n):
+        rng = np.random.default_rng(20_000 + seed)
+        t = synth_table(rng, flip_p=0.0)
+        image = render_table(rng, t)
+        ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        image = cv2.imdecode(jpg, cv2.IMREAD_COLOR)
+        reading = judge_table(reader.read(image), rules)
+        polys = [cv2.perspectiveTransform(q.reshape(-1, 1, 2).astype(np.float64),
+                                          t.homography).reshape(4, 2) for q in t.plane_quads]
+        d2l = match_to_labels(reading.detections.centers, polys)
+        sets, loose = _mapped(reading, d2l)
+        f, w = compare(t.sets, t.loose, sets, loose)
+        codes = reading.detections.codes
+        reads_right = (len(d2l) == len(reading.detections) == len(t.codes)
+                       and all(codes[d] == t.codes[k] for d, k in d2l.items()))
+        found, total = found + f, total + len(t.sets)
+        grouped_whole += w
+        whole += w and reads_right
+    print(f"rendered tables end to end ({n} photos, models):")
+    print(f"  sets grouped exactly right: {_pct(found, total)}   (target >= 99 %)")
+    print(f"  tables grouped entirely right: {_pct(grouped_whole, n)}")
+    print(f"  tables whose whole state is right (every tile read right too): {_pct(whole, n)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rendered", type=int, default=200, help="synthetic tables (geometry)")
+    parser.add_argument("--rendered-photos", type=int, default=20,
+                        help="rendered table photos read end to end (needs models and Pillow)")
+    parser.add_argument("--models", default=None, help="models folder (default: models/)")
+    args = parser.parse_args(argv)
+
+    from referee import DEFAULT_RULES
+
+    rendered_geometry(args.rendered)
+    truth = json.loads(TRUTH_FILE.read_text())
+    try:
+        from training.real_data import load_split
+
+        photos = {p.key: p for p in load_split("valid")}
+    except FileNotFoundError as error:
+        print(f"real photos: skipped ({error})")
+        photos = None
+    if photos is not None:
+        real_from_labels(truth, photos)
+    try:
+        from vision.pipeline import ModelsMissing, TileReader
+
+        reader = TileReader.load(args.models)
+    except (ImportError, ModelsMissing) as error:
+        print(f"end to end: skipped ({error})")
+        return 0
+    if photos is not None:
+        real_end_to_end(truth, photos, reader, DEFAULT_RULES)
+    if args.rendered_photos:
+        try:
+            import PIL  # noqa: F401
+        except ImportError:
+            print("rendered photos end to end: skipped (Pillow not installed: the train extra)")
+        else:
+            rendered_end_to_end(args.rendered_photos, reader, DEFAULT_RULES)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,93 @@
+"""Time `scan` spends beyond recognition for a 54-tile table: grouping, refereeing, suggestion.
+
+`python -m bench.table_bench` prints the median over many runs of `judge_table` (layout,
+rules-aware re-reading, verdicts and, for an invalid table, the solver's suggestion) on
+54 tiles with the referee's caches cleared before each run, as for a new photo.
+Target: < 5 ms. Uses the labels of valid/rummy-36 (54 tiles in 16 sets) when the real
+photos are there, else a synthetic 54-tile table.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+RUNS = 200
+
+
+def _detections(codes, quads, uncertain_tiles=()):
+    from vision.detections import TileDetections
+    from vision.labels import TILE_CLASSES
+
+    n = len(codes)
+    probs = np.full((n, len(TILE_CLASSES)), 1e-4, np.float32)
+    for i, code in enumerate(codes):
+        probs[i, TILE_CLASSES.index(code)] = 1.0
+    for i, other in uncertain_tiles:  # best reading wrong, truth second
+        probs[i, TILE_CLASSES.index(other)] = 1.0
+        probs[i, TILE_CLASSES.index(codes[i])] = 0.4
+    probs /= probs.sum(axis=1, keepdims=True)
+    return TileDetections(np.asarray(quads, np.float32), np.ones(n, np.float32), probs,
+                          probs.argmax(axis=1).astype(np.int64),
+                          uncertain=probs.max(axis=1) < 0.6)
+
+
+def table_54():
+    """(name, codes, upright quads) of a 54-tile table."""
+    try:
+        from training.real_data import load_split, oriented_quad
+        from vision.layout import upright_from_axis
+
+        photo = next(p for p in load_split("valid") if p.key == "rummy-36")
+        quads = np.array([upright_from_axis(oriented_quad(t.polygon)) for t in photo.tiles])
+        return "valid/rummy-36 labels", [t.code for t in photo.tiles], quads
+    except (FileNotFoundError, StopIteration):
+        from bench.synth_tables import synth_table
+
+        for seed in range(1000):
+            t = synth_table(np.random.default_rng(seed), n_sets=16, n_loose=0)
+            if len(t.codes) >= 54:
+                return f"synthetic seed {seed}", t.codes[:54], t.quads[:54]
+        raise RuntimeError("no synthetic table of 54 tiles") from None
+
+
+def _time(detections, rules, runs=RUNS) -> tuple[float, object]:
+    from vision import table as T
+
+    times, reading = [], None
+    for _ in range(runs):
+        T._verdict.cache_clear()
+        start = time.perf_counter()
+        reading = T.judge_table(detections, rules)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3, reading
+
+
+def main() -> None:
+    from referee import DEFAULT_RULES
+
+    name, codes, quads = table_54()
+    rules = DEFAULT_RULES
+    cases = [("as laid", _detections(codes, quads))]
+    # Two misreads the rules must fix (best reading wrong, truth second).
+    fixed_codes = list(codes)
+    wrong = [(3, "R1"), (17, "O9")] if name.startswith("valid") else [(1, "K1")]
+    cases.append(("2 misreads re-read", _detections(fixed_codes, quads, wrong)))
+    # An invalid table, so the solver's suggestion runs too.
+    broken = list(codes)
+    broken[0], broken[-1] = broken[-1], broken[0]
+    cases.append(("2 tiles swapped (suggestion)", _detections(broken, quads)))
+    print(f"table bench: {name}, {len(codes)} tiles, median of {RUNS} runs, caches cleared")
+    print(f"{'case':<30} {'ms':>7}  sets  valid  suggestion  warnings")
+    for label, det in cases:
+        _time(det, rules, 5)  # warm imports
+        ms, reading = _time(det, rules)
+        print(f"{label:<30} {ms:7.2f}  {len(reading.sets):>4}  {str(reading.table_valid):>5}  "
+              f"{str(reading.suggestion is not None):>10}  {len(reading.warnings):>8}")
+    print("target: < 5 ms")
+
+
+if __name__ == "__main__":
+    main()

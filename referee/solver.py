@@ -1,0 +1,342 @@
+"""The arrangement solver: can these tiles be split into valid sets, and how?
+
+Exact, not heuristic. The search walks the numbers 1 to 13 and, at each number, one colour
+at a time. What it remembers between numbers is small: for each colour, how many runs are
+still open and whether each is 1, 2, or 3+ tiles long, plus how many jokers are spent. Runs
+are interchangeable once they are the same colour and length class, so the states repeat a
+lot, and every state that failed is remembered. That keeps a 160-tile table to thousands
+of states, not an exponential tree.
+
+Jokers in runs are placed in a normal form that loses no solutions: a run starts with a
+real tile, optionally preceded by jokers (needed when it ends at 13), and any joker after
+that fills a number inside or above it. The search first lets jokers be left over (fewer
+spent is never worse, which merges many states), then puts spare jokers into sets with
+room; only if no set has room does it search again placing every joker itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+
+from referee.editions import DEFAULT_RULES, Rules
+from referee.tiles import JOKER, Tile, parse_tiles
+
+__all__ = ["arrange"]
+
+_TOP = 13
+
+
+def arrange(tiles: Iterable[Tile] | str, rules: Rules | None = None) -> list[list[Tile]] | None:
+    """Split `tiles` (a multiset, order ignored) into valid sets, or None if that is impossible.
+
+    Every tile is used exactly once. More jokers than the edition has, or a colour it does
+    not print, make it impossible. An empty table is arranged as no sets.
+    """
+    rules = rules or DEFAULT_RULES
+    tiles = parse_tiles(tiles) if isinstance(tiles, str) else list(tiles)
+    if not tiles:
+        return []
+    colors = rules.colors
+    slot = {color: index for index, color in enumerate(colors)}
+    ncolors = len(colors)
+    counts = [[0] * ncolors for _ in range(_TOP + 2)]
+    jokers = 0
+    for tile in tiles:
+        if tile.color is None:
+            jokers += 1
+        elif tile.color not in slot:
+            return None
+        else:
+            counts[tile.number][slot[tile.color]] += 1
+    if jokers == len(tiles) or jokers > rules.jokers:
+        return None
+    plan = _Search(counts, jokers, ncolors, rules.group_max).run()
+    if plan is None:
+        return None
+    sets = _build(plan, jokers, colors, rules.group_max)
+    if sets is None:
+        # Jokers were left over and every set was full: let the search place them itself.
+        plan = _Search(counts, jokers, ncolors, rules.group_max, exact=True).run()
+        sets = None if plan is None else _build(plan, jokers, colors, rules.group_max)
+    return sets
+
+
+class _Search:
+    """Depth-first over (number, colour) with every failed state remembered.
+
+    Relaxed (the default): jokers may be left over; fewer jokers spent is never worse, so
+    a state that failed with u jokers spent also fails with more, and one memo entry covers
+    them all. Exact: every joker is placed by the search itself; only needed in the rare
+    case where the relaxed answer leaves jokers that no set has room for.
+    """
+
+    def __init__(self, counts, jokers, ncolors, group_max, exact=False):
+        self.counts = counts
+        self.jokers = jokers
+        self.ncolors = ncolors
+        self.group_max = group_max
+        self.exact = exact
+        self.failed: dict = {}
+        # After the last number holding tiles only open runs matter.
+        last = 0
+        for number in range(1, _TOP + 1):
+            if any(counts[number]):
+                last = number
+        self.last = last
+
+    def run(self):
+        start = (0,) * (3 * self.ncolors)
+        return self._step(1, 0, start, (), 0)
+
+    def _step(self, number, color, runs, groups, used):
+        """A list of choices from here to the end, or None. `runs` holds 3 counts per colour:
+        open runs of length 1, 2 and 3+; `groups` the tiles per colour going to groups at
+        `number`; `used` the jokers spent so far."""
+        if color == self.ncolors:
+            return self._close_number(number, runs, groups, used)
+        if self.exact:
+            key = (number, color, runs, tuple(sorted(groups)), used)
+            if key in self.failed:
+                return None
+        else:
+            key = (number, color, runs, tuple(sorted(groups)))
+            if self.failed.get(key, 99) <= used:
+                return None
+        spare = self.jokers - used
+        base = 3 * color
+        counts = self.counts
+        ahead = (counts[number + 1][color] if number < _TOP else -1,
+                 counts[number + 2][color] if number < _TOP - 1 else -1)
+        if self.exact:
+            prefix_max = min(number - 1, spare)
+        else:
+            # A joker in front of a run is only needed when it cannot grow above 13.
+            prefix_max = min(number - 1, spare, 2) if number >= _TOP - 2 else 0
+        for b1, b2, b3, to_group, cost, choice in _colour_options(
+                runs[base], runs[base + 1], runs[base + 2], counts[number][color], spare,
+                prefix_max, ahead, not self.exact):
+            new_runs = runs[:base] + (b1, b2, b3) + runs[base + 3:]
+            rest = self._step(number, color + 1, new_runs, groups + (to_group,), used + cost)
+            if rest is not None:
+                rest.append((number, color, choice, to_group))
+                return rest
+        if self.exact:
+            self.failed[key] = used
+        else:
+            self.failed[key] = min(used, self.failed.get(key, 99))
+        return None
+
+    def _close_number(self, number, runs, groups, used):
+        """All colours at `number` are decided: form its groups, then go on to number+1."""
+        spare = self.jokers - used
+        sizes = tuple(sorted(groups))
+        for group_jokers in range(spare + 1):
+            count = _groups_fit(sizes, group_jokers, self.group_max)
+            if count is None:
+                continue
+            if number == _TOP or number >= self.last and not any(runs):
+                rest = self._finish(runs, used + group_jokers)
+            else:
+                rest = self._step(number + 1, 0, runs, (), used + group_jokers)
+            if rest is not None:
+                rest.append((number, "groups", count, group_jokers))
+                return rest
+            if not self.exact or not any(sizes):
+                # Relaxed: the fewest jokers that make the groups is always best.
+                break
+        return None
+
+    def _finish(self, runs, used):
+        """After the last number every open run must be 3+ long to close."""
+        for color in range(self.ncolors):
+            if runs[3 * color] or runs[3 * color + 1]:
+                return None
+        if self.exact and used != self.jokers:
+            return None
+        return []
+
+
+@cache
+def _colour_options(a1, a2, a3, tiles_here, spare, prefix_max, ahead, relaxed):
+    """Every way one colour can go on at one number, cheapest in jokers first.
+
+    Runs of length 1 or 2 must go on (with a real tile or a joker); runs of 3+ may also
+    close. Real tiles left over start new runs (optionally with jokers in front) or go to
+    groups. Each option: new counts (b1, b2, b3), tiles to groups, jokers spent, runs
+    closed, and the choice itself for rebuilding the sets. `ahead` holds this colour's
+    tile counts at the next two numbers (-1 past 13): a short run needs tiles or jokers
+    there, which rules out most options near the top without searching them.
+
+    `relaxed`: jokers only where they are needed. A 3+ run then takes a joker only to
+    bridge a gap to a tile of its colour just ahead; spare jokers are placed afterwards.
+    """
+    next1, next2 = ahead
+    bridge = max(0, spare - (next1 > 0 and 1 or next2 > 0 and 2 or 3) + 1) if relaxed else spare
+    options = []
+    for x1 in range(min(a1, tiles_here) + 1):
+        for x2 in range(min(a2, tiles_here - x1) + 1):
+            cost12 = (a1 - x1) + (a2 - x2)
+            if cost12 > spare:
+                continue
+            for x3 in range(min(a3, tiles_here - x1 - x2) + 1):
+                for y3 in range(min(a3 - x3, spare - cost12, bridge) + 1):
+                    closed = a3 - x3 - y3
+                    cost = cost12 + y3
+                    rest = tiles_here - x1 - x2 - x3
+                    for prefixes in _prefix_sets(rest, spare - cost, prefix_max):
+                        starts_bare = prefixes.count(0)
+                        # Closing a 3+ run while a new run starts right after it is the
+                        # same as letting the old run go on, so skip the duplicate.
+                        if starts_bare and closed:
+                            continue
+                        b1 = starts_bare
+                        b2 = a1 + prefixes.count(1)
+                        b3 = a2 + x3 + y3 + sum(1 for p in prefixes if p >= 2)
+                        left = spare - cost - sum(prefixes)
+                        # Past 13 no run can go on; before that, short runs need tiles
+                        # or jokers at the next numbers.
+                        if (next1 < 0 and b1 + b2) or (next2 < 0 and b1):
+                            continue
+                        if max(0, b1 + b2 - max(next1, 0)) + max(0, b1 - max(next2, 0)) > left:
+                            continue
+                        options.append((cost + sum(prefixes), rest - len(prefixes), closed,
+                                        (b1, b2, b3), (x1, x2, x3, y3, prefixes)))
+    # Cheap in jokers first, then the fewest tiles to groups (runs are easier to satisfy).
+    options.sort(key=lambda o: (o[0], o[1], o[2]))
+    return tuple((b[0], b[1], b[2], to_group, cost, choice)
+                 for cost, to_group, closed, b, choice in options)
+
+
+@cache
+def _prefix_sets(max_runs, budget, prefix_max):
+    """Non-decreasing tuples of joker prefixes for new runs: up to `max_runs` runs, total
+    jokers within `budget`, each prefix at most `prefix_max`."""
+    result = [()]
+    frontier = [()]
+    for _ in range(max_runs):
+        grown = []
+        for prefixes in frontier:
+            low = prefixes[-1] if prefixes else 0
+            left = budget - sum(prefixes)
+            for p in range(low, min(prefix_max, left) + 1):
+                grown.append(prefixes + (p,))
+        result.extend(grown)
+        frontier = grown
+    return tuple(result)
+
+
+@cache
+def _groups_fit(sizes, jokers, group_max):
+    """Can tiles of one number, `sizes[i]` of some colour each, plus exactly `jokers` jokers
+    form groups? Returns how many groups to make, or None.
+
+    With G groups, dealing the tiles round-robin by colour keeps colours apart and the
+    groups as even as possible, which needs the fewest jokers; any more jokers fit as long
+    as no group passes `group_max`.
+    """
+    total = sum(sizes)
+    if total == 0:
+        return 0 if jokers == 0 else None
+    for count in range(max(sizes), total + 1):
+        small, extra = divmod(total, count)
+        need = (count - extra) * max(0, 3 - small) + extra * max(0, 2 - small)
+        if need <= jokers <= count * group_max - total:
+            return count
+    return None
+
+
+def _build(plan, jokers, colors, group_max):
+    """Replay the search's choices with real tiles."""
+    plan.reverse()
+    ncolors = len(colors)
+    open_runs: list[list[list[Tile]]] = [[] for _ in range(ncolors)]
+    finished: list[list[Tile]] = []
+    to_groups = [0] * ncolors
+    joker_pool = jokers
+
+    def length_class(run):
+        return min(len(run), 3)
+
+    for step in plan:
+        number = step[0]
+        if step[1] == "groups":
+            _, _, count, group_jokers = step
+            dealt = [Tile(colors[c], number) for c in range(ncolors) for _ in range(to_groups[c])]
+            groups: list[list[Tile]] = [[] for _ in range(count)]
+            for index, tile in enumerate(dealt):
+                groups[index % count].append(tile)
+            for group in groups:
+                while len(group) < 3 and group_jokers:
+                    group.append(JOKER)
+                    group_jokers -= 1
+            for group in groups:
+                while len(group) < group_max and group_jokers:
+                    group.append(JOKER)
+                    group_jokers -= 1
+            joker_pool -= step[3]
+            finished.extend(("group", group) for group in groups)
+            to_groups = [0] * ncolors
+            continue
+        _, color, (x1, x2, x3, y3, prefixes), to_group = step
+        tile = Tile(colors[color], number)
+        by_class: dict[int, list[list[Tile]]] = {1: [], 2: [], 3: []}
+        for run in open_runs[color]:
+            by_class[length_class(run)].append(run)
+        still_open = []
+        for cls, real in ((1, x1), (2, x2)):
+            for i, run in enumerate(by_class[cls]):
+                run.append(tile if i < real else JOKER)
+                joker_pool -= i >= real
+                still_open.append(run)
+        for i, run in enumerate(by_class[3]):
+            if i < x3:
+                run.append(tile)
+                still_open.append(run)
+            elif i < x3 + y3:
+                run.append(JOKER)
+                joker_pool -= 1
+                still_open.append(run)
+            else:
+                finished.append(("run", run))
+        for p in prefixes:
+            still_open.append([JOKER] * p + [tile])
+            joker_pool -= p
+        open_runs[color] = still_open
+        to_groups[color] = to_group
+    for runs in open_runs:
+        finished.extend(("run", run) for run in runs)
+    if not _place_spare_jokers(finished, joker_pool, group_max):
+        return None
+    sets = [tiles for _, tiles in finished]
+    sets.sort(key=_set_order)
+    return sets
+
+
+def _place_spare_jokers(sets, spare, group_max):
+    """Jokers the search left over go where there is room: a group under its colour count,
+    or a run that can grow above its top (or below its bottom when it ends at 13)."""
+    for kind, tiles in sets:
+        while spare:
+            if kind == "group":
+                if len(tiles) >= group_max:
+                    break
+                tiles.append(JOKER)
+            else:
+                first = next(i for i, t in enumerate(tiles) if t.number is not None)
+                bottom = tiles[first].number - first
+                top = bottom + len(tiles) - 1
+                if top < _TOP:
+                    tiles.append(JOKER)
+                elif bottom > 1:
+                    tiles.insert(0, JOKER)
+                else:
+                    break
+            spare -= 1
+    return spare == 0
+
+
+def _set_order(tiles):
+    first = next(t for t in tiles if t.color is not None)
+    numbers = {t.number for t in tiles if t.color is not None}
+    return (len(numbers) > 1, first.sort_key())

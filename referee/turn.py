@@ -1,0 +1,194 @@
+"""Turns: the initial meld (RULES.md section 4) and every later turn (sections 5 and 6).
+
+A turn is judged from two pictures of the table, before and after, and the player's rack
+before it. Tiles are values, so "which R5 moved" cannot be told apart and need not be:
+what counts is how many of each tile are where.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from referee.editions import DEFAULT_RULES, Rules, copy_problems
+from referee.sets import SetVerdict, check_set
+from referee.tiles import Tile, format_tiles
+
+__all__ = ["MeldVerdict", "check_initial_meld", "TurnVerdict", "check_turn"]
+
+Table = Sequence[Sequence[Tile]]
+
+
+@dataclass(frozen=True)
+class MeldVerdict:
+    """Is this a legal initial meld; `total` counts the valid sets, jokers as what they are."""
+
+    legal: bool
+    total: int
+    problems: list[str] = field(default_factory=list)
+    set_verdicts: list[SetVerdict] = field(default_factory=list)
+
+
+def check_initial_meld(sets: Table, rules: Rules | None = None) -> MeldVerdict:
+    """The sets a player lays from their own rack as their first play (section 4)."""
+    rules = rules or DEFAULT_RULES
+    verdicts = [check_set(s, rules) for s in sets]
+    problems = []
+    # An initial meld is one or more complete sets.
+    if not verdicts:
+        problems.append("no sets: an initial meld is one or more complete sets")
+    for number, verdict in enumerate(verdicts, 1):
+        # Every set in it must be valid on its own.
+        if not verdict.valid:
+            problems.append(f"set {number} ({_codes(verdict.tiles)}) is invalid: "
+                            f"{'; '.join(verdict.reasons)}")
+    total = sum(v.value for v in verdicts if v.valid)
+    # Worth at least the minimum (30), jokers counting as the tile they stand for.
+    if verdicts and total < rules.initial_meld_minimum:
+        problems.append(f"initial meld worth {total} points; it must be worth at least "
+                        f"{rules.initial_meld_minimum}")
+    return MeldVerdict(not problems, total, problems, verdicts)
+
+
+@dataclass(frozen=True)
+class TurnVerdict:
+    """What the referee says about one turn.
+
+    `played` are the tiles that came onto the table; `left_table` those that went missing
+    from it. When the turn is not legal the table is restored and the player draws `draw`
+    tiles (section 5 and the settings of section 10); a legal turn draws nothing.
+    """
+
+    legal: bool
+    problems: list[str]
+    played: list[Tile]
+    left_table: list[Tile]
+    initial_meld_total: int | None
+    set_verdicts: list[SetVerdict]
+    draw: int = 0
+
+
+def check_turn(
+    table_before: Table,
+    table_after: Table,
+    rack_before: Sequence[Tile],
+    has_melded: bool,
+    rules: Rules | None = None,
+) -> TurnVerdict:
+    """Judge a whole turn and list everything wrong with it."""
+    rules = rules or DEFAULT_RULES
+    before = Counter(t for s in table_before for t in s)
+    after = Counter(t for s in table_after for t in s)
+    rack = Counter(rack_before)
+    played_count = after - before
+    left_count = before - after
+    played = sorted(played_count.elements())
+    left_table = sorted(left_count.elements())
+    verdicts = [check_set(s, rules) for s in table_after]
+    problems: list[str] = []
+
+    # A tile on the table never goes back to a rack (section 5); a joker least of all (6, 9).
+    jokers_gone = left_count[Tile.joker()]
+    if jokers_gone:
+        problems.append(f"a joker went from the table to the rack ({jokers_gone}): a freed joker "
+                        f"must be played again in the same turn")
+    numbered_gone = [t for t in left_table if not t.is_joker]
+    if numbered_gone:
+        problems.append(f"tiles left the table: {_codes(numbered_gone)}; a tile on the table "
+                        f"never goes back to a rack")
+    # Everything new on the table must come from this player's rack.
+    not_from_rack = sorted((played_count - rack).elements())
+    if not_from_rack:
+        problems.append(f"tiles not from the rack: {_codes(not_from_rack)}")
+    # Laying nothing is a pass: the player draws instead (section 5).
+    if not played:
+        problems.append(f"laid nothing from the rack: the table is restored and the player "
+                        f"draws {rules.empty_turn_draw}")
+    # Every set at the end of the turn is valid and at least 3 tiles long (sections 2, 5).
+    for number, verdict in enumerate(verdicts, 1):
+        if not verdict.valid:
+            problems.append(f"set {number} ({_codes(verdict.tiles) or 'empty'}) is invalid: "
+                            f"{'; '.join(verdict.reasons)}")
+    # More copies than the box holds means a misread somewhere.
+    for problem in dict.fromkeys(copy_problems(list(before.elements()) + list(rack.elements()),
+                                               rules) + copy_problems(after.elements(), rules)):
+        problems.append(f"impossible count: {problem}")
+
+    # "Rummy": a set holding a joker stays together (section 6).
+    if not rules.joker_sets_splittable:
+        for tiles in table_before:
+            if any(t.is_joker for t in tiles) and not _kept_together(tiles, table_after):
+                problems.append(f"the set {_codes(tiles)} holds a joker and may not be split "
+                                f"in the {rules.name} edition")
+
+    meld_total = None
+    if not has_melded:
+        meld_total = _initial_meld(table_before, table_after, played_count, verdicts, rules,
+                                   problems)
+
+    legal = not problems
+    if legal:
+        draw = 0
+    elif not played:
+        draw = rules.empty_turn_draw
+    else:
+        draw = rules.invalid_table_draw
+    return TurnVerdict(legal, problems, played, left_table, meld_total, verdicts, draw)
+
+
+def _initial_meld(table_before, table_after, played_count, verdicts, rules, problems) -> int:
+    """Section 4: only sets made wholly of rack tiles count, and they must reach 30."""
+    untouched = Counter(_as_key(s) for s in table_before)
+    new_sets = []
+    for index, tiles in enumerate(table_after):
+        key = _as_key(tiles)
+        if untouched[key]:
+            untouched[key] -= 1
+        else:
+            new_sets.append(index)
+    changed_table_sets = sorted(untouched.elements())
+    rack_left = Counter(played_count)
+    meld_total = 0
+    mixed = []
+    for index in new_sets:
+        need = Counter(table_after[index])
+        if need - rack_left:
+            mixed.append(index)
+            continue
+        rack_left -= need
+        if verdicts[index].valid:
+            meld_total += verdicts[index].value
+    if not rules.table_play_in_initial_meld:
+        # Dutch how-to and tournaments: the initial-meld turn leaves table sets alone.
+        if changed_table_sets:
+            problems.append(f"the initial meld may not add to, split or rearrange table sets "
+                            f"in the {rules.name} edition (changed: "
+                            f"{'; '.join(_codes(s) for s in changed_table_sets)})")
+        for index in mixed:
+            problems.append(f"the initial meld uses table tiles: set {index + 1} "
+                            f"({_codes(table_after[index])}) mixes table and rack tiles")
+    if meld_total < rules.initial_meld_minimum:
+        message = (f"initial meld worth {meld_total} points; it must be worth at least "
+                   f"{rules.initial_meld_minimum} from the rack alone")
+        if mixed and rules.table_play_in_initial_meld:
+            # Section 9: table tiles never count towards the 30.
+            message += (f" (table tiles never count: set"
+                        f"{'s' if len(mixed) > 1 else ''} "
+                        f"{', '.join(str(i + 1) for i in mixed)} use table tiles)")
+        problems.append(message)
+    return meld_total
+
+
+def _as_key(tiles) -> tuple[Tile, ...]:
+    return tuple(sorted(tiles))
+
+
+def _kept_together(tiles, table_after) -> bool:
+    """The numbered tiles of a joker set all still lie in one set (a joker may be freed)."""
+    needed = Counter(t for t in tiles if not t.is_joker)
+    return any(not needed - Counter(s) for s in table_after)
+
+
+def _codes(tiles) -> str:
+    return format_tiles(tiles)

@@ -1,0 +1,35 @@
+"""Helpers for the table tests: TileDetections built from known codes and corners."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.detections import TileDetections
+from vision.labels import TILE_CLASSES
+
+
+def detections_from(codes, quads, *, probs: dict[int, dict[str, float]] | None = None):
+    """Confident readings of `codes`; `probs[i]` overrides tile i's distribution."""
+    n = len(codes)
+    p = np.full((n, len(TILE_CLASSES)), 1e-5, np.float32)
+    for i, code in enumerate(codes):
+        p[i, TILE_CLASSES.index(code)] = 1.0
+        for other, value in (probs or {}).get(i, {}).items():
+            p[i, TILE_CLASSES.index(other)] = value
+    p /= p.sum(axis=1, keepdims=True)
+    return TileDetections(
+        corners=np.asarray(quads, np.float32).reshape(-1, 4, 2),
+        detector_scores=np.ones(n, np.float32),
+        class_probs=p,
+        class_ids=p.argmax(axis=1).astype(np.int64),
+        uncertain=p.max(axis=1) < 0.6,
+    )
+
+
+def row(codes, *, x=100.0, y=100.0, w=40.0, gap=2.0, angle=0.0):
+    """Corners of tiles laid side by side from (x, y) along `angle` (radians)."""
+    from bench.synth_tables import tile_corners
+
+    r = np.array([np.cos(angle), np.sin(angle)])
+    return [tile_corners(np.array([x, y]) + r * k * (w + gap), angle, w, w / 0.72)
+            for k in range(len(codes))]

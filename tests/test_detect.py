@@ -1,0 +1,156 @@
+"""vision.detect: quad ordering convention, and the shipped detector on real photos.
+
+Runs without torch. The real-photo checks skip cleanly when ../shared/data is missing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.detect import TileDetector, order_quad, quads_from_boxes
+from vision.settings import MODELS_DIR
+
+
+def _signed_area(quad):
+    x, y = quad[:, 0], quad[:, 1]
+    return 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
+
+
+def _check_convention(quad, long_=40.0, short=28.0):
+    quad = np.asarray(quad, np.float64)
+    # clockwise on screen (y down) = positive shoelace area
+    assert _signed_area(quad) > 0
+    # q0-q1 (top edge) and q2-q3 are the short sides, q1-q2 and q3-q0 the long ones
+    assert np.linalg.norm(quad[1] - quad[0]) == pytest.approx(short, abs=1e-3)
+    assert np.linalg.norm(quad[2] - quad[1]) == pytest.approx(long_, abs=1e-3)
+    # "up" (bottom edge -> top edge) points towards the photo's top (-y), or sideways
+    up = (quad[0] + quad[1]) / 2 - (quad[2] + quad[3]) / 2
+    assert up[1] <= 1e-6
+
+
+def test_upright_tile_quad():
+    quad = quads_from_boxes(100, 200, 40, 28, math.pi / 2)[0]
+    np.testing.assert_allclose(quad, [[86, 180], [114, 180], [114, 220], [86, 220]], atol=1e-4)
+    # the long axis given the other way round gives the same quad
+    np.testing.assert_allclose(quads_from_boxes(100, 200, 40, 28, -math.pi / 2)[0], quad, atol=1e-4)
+
+
+def test_lying_tile_quad_is_turned_so_up_is_sideways_or_top():
+    quad = quads_from_boxes(100, 200, 40, 28, 0.0)[0]  # long side horizontal
+    _check_convention(quad)
+
+
+@pytest.mark.parametrize("degrees", [0, 10, 30, 45, 60, 89, 91, 120, 170, 180, 200, 269, 271, 300, 350])
+def test_convention_at_every_angle(degrees):
+    phi = math.radians(degrees)
+    quad = quads_from_boxes(300, 300, 40, 28, phi)[0]
+    _check_convention(quad)
+    # the top edge is the one nearer the photo's top
+    assert (quad[0, 1] + quad[1, 1]) <= (quad[2, 1] + quad[3, 1]) + 1e-6
+    # the same rectangle from minAreaRect in any corner order gives the same quad
+    box = cv2.boxPoints(((300, 300), (40, 28), degrees))  # width 40 along `degrees`
+    for shift in range(4):
+        np.testing.assert_allclose(order_quad(np.roll(box, shift, axis=0)), quad, atol=1e-3)
+
+
+def _detector():
+    if not (MODELS_DIR / "detector.onnx").exists() or not (MODELS_DIR / "detector.json").exists():
+        pytest.skip("models/detector.onnx not built (run `make train`)")
+    return TileDetector.load(MODELS_DIR)
+
+
+def test_detect_output_types_on_blank_image():
+    detector = _detector()
+    for shape in [(750, 1000, 3), (1000, 750, 3), (37, 53, 3)]:
+        quads, scores = detector.detect(np.full(shape, 90, np.uint8))
+        assert quads.dtype == np.float32 and scores.dtype == np.float32
+        assert quads.shape[1:] == (4, 2) and len(quads) == len(scores)
+        assert len(quads) == 0
+
+
+def _photos(real_photos_dir, prefix):
+    from training.real_data import load_split
+
+    photos = [p for p in load_split("valid", real_photos_dir) if p.prefix == prefix]
+    if not photos:
+        pytest.skip(f"no valid/{prefix} photos")
+    return photos
+
+
+@pytest.mark.parametrize("prefix", ["rummy", "rummy2", "rummy3", "rummy4"])
+def test_finds_tiles_in_real_photo(real_photos_dir, prefix):
+    detector = _detector()
+    photo = _photos(real_photos_dir, prefix)[0]
+    image = photo.read()
+    quads, scores = detector.detect(image)
+    polygons = [t.polygon.astype(np.float32) for t in photo.tiles]
+    found = 0
+    for poly in polygons:
+        inside = [cv2.pointPolygonTest(poly, tuple(map(float, q.mean(0))), False) >= 0 for q in quads]
+        found += any(inside)
+    assert found >= 0.95 * len(polygons), f"{photo.key}: found {found} of {len(polygons)} tiles"
+    # most detections sit on a labelled tile
+    on_tile = sum(
+        any(cv2.pointPolygonTest(p, tuple(map(float, q.mean(0))), False) >= 0 for p in polygons)
+        for q in quads
+    )
+    assert on_tile >= 0.95 * len(quads)
+    for q in quads:
+        _check_convention(q, np.linalg.norm(q[2] - q[1]), np.linalg.norm(q[1] - q[0]))
+    # a tile's detected size is close to its label's
+    if len(quads):
+        areas = np.array([cv2.contourArea(q) for q in quads])
+        label_area = np.median([cv2.contourArea(p) for p in polygons])
+        assert 0.6 < np.median(areas) / label_area < 1.6
+
+
+def test_rotated_photo_gives_the_same_tiles(real_photos_dir):
+    detector = _detector()
+    photo = _photos(real_photos_dir, "rummy2")[0]
+    image = photo.read()
+    quads, _ = detector.detect(image)
+    turned, _ = detector.detect(cv2.rotate(image, cv2.ROTATE_180))
+    assert abs(len(quads) - len(turned)) <= 1
+
+
+def test_empty_background_gives_no_tiles(real_photos_dir):
+    detector = _detector()
+    for photo in _photos(real_photos_dir, "rummyBackground"):
+        quads, scores = detector.detect(photo.read())
+        assert len(quads) == 0, f"{photo.key}: {len(quads)} tiles on an empty table (scores {scores})"
+
+
+SAMPLES = sorted((MODELS_DIR.parent / "sample_images").glob("*.json"))
+
+
+@pytest.mark.skipif(not SAMPLES, reason="no sample_images/*.json")
+def test_finds_the_tiles_of_the_rendered_samples():
+    import json
+
+    from vision.decode import read_photo
+
+    detector = _detector()
+    labelled = found = detections = on_tile = 0
+    for path in SAMPLES:
+        meta = json.loads(path.read_text())
+        image = read_photo(path.with_name(meta["photo"]))
+        h, w = image.shape[:2]
+        frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        polygons = []
+        for tile in meta["tiles"]:
+            quad = np.asarray(tile["corners"], np.float32)
+            area, visible = cv2.intersectConvexConvex(quad, frame)
+            if visible is not None and area >= 0.6 * abs(cv2.contourArea(quad)):
+                polygons.append(visible.reshape(-1, 2))
+        quads, _ = detector.detect(image)
+        centres = [tuple(map(float, q.mean(0))) for q in quads]
+        labelled += len(polygons)
+        found += sum(any(cv2.pointPolygonTest(p, c, False) >= 0 for c in centres) for p in polygons)
+        detections += len(quads)
+        on_tile += sum(any(cv2.pointPolygonTest(p, c, False) >= -2 for p in polygons) for c in centres)
+    assert found >= 0.9 * labelled, f"found {found} of {labelled} rendered tiles"
+    assert on_tile >= 0.9 * detections, f"{detections - on_tile} of {detections} detections off any tile"

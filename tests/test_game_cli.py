@@ -1,0 +1,105 @@
+"""`rummikub turn / round / start` and `score_photo`, with the photo reader faked.
+
+The commands' own logic (argument handling, matching, scoring, the sheet, JSON) is tested
+here without the models; the real photos run end to end in bench/eval_table.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from app.cli import game, main
+from tests.table_helpers import detections_from, row
+
+PHOTOS = {
+    "before.jpg": (["R3", "R4", "R5"], row(["R3", "R4", "R5"])),
+    "after.jpg": (["R3", "R4", "R5", "K9", "B9", "O9"],
+                  row(["R3", "R4", "R5"]) + row(["K9", "B9", "O9"], y=400)),
+    "rack_ben.jpg": (["K1", "J", "R12"], row(["K1", "J", "R12"])),
+    "rack_cas.jpg": (["B5"], row(["B5"])),
+    "rack_dee.jpg": (["O2", "O4"], row(["O2", "O4"])),
+    "draw.jpg": (["R7", "K13", "B13", "O2"], [row(["R7"], x=100 + 200 * k)[0] for k in range(4)]),
+}
+
+
+@pytest.fixture(autouse=True)
+def fake_reader(monkeypatch):
+    def read(self, path):
+        if path not in PHOTOS:
+            raise game._error(f"{path}: no such photo")
+        codes, quads = PHOTOS[path]
+        return detections_from(codes, quads)
+
+    monkeypatch.setattr(game._Reader, "read", read)
+
+
+def _json(capsys):
+    return json.loads(capsys.readouterr().out)
+
+
+def test_turn_json(capsys):
+    assert main(["turn", "before.jpg", "after.jpg", "--json"]) == 0
+    out = _json(capsys)
+    assert out["legal"] and [p["code"] for p in out["played"]] == ["K9", "B9", "O9"]
+    assert out["left_table"] == [] and out["joker_missing"] is False
+    assert out["after"]["table_valid"] and len(out["after"]["sets"]) == 2
+
+
+def test_turn_first_meld_too_small_text(capsys):
+    assert main(["turn", "before.jpg", "after.jpg", "--first-meld"]) == 1
+    text = capsys.readouterr().out
+    assert "NOT LEGAL" in text and "initial meld total: 27" in text
+    assert "table sets touched: none" in text
+
+
+def test_turn_first_meld_json(capsys):
+    status = main(["turn", "before.jpg", "after.jpg", "--first-meld", "--json"])
+    out = _json(capsys)
+    assert out["initial_meld_total"] == 27 and not out["legal"] and status == 1
+    assert out["table_sets_touched"] == []
+
+
+def test_score_photo_json(capsys):
+    args = argparse.Namespace(photo="rack_ben.jpg", edition=None, json=True, models=None)
+    assert game.score_photo(args) == 0
+    out = _json(capsys)
+    assert out["photo"] == "rack_ben.jpg" and out["total"] == 1 + 25 + 12
+    assert [t["joker"] for t in out["tiles"]] == [False, True, False]
+    args = argparse.Namespace(photo="rack_ben.jpg", edition="travel-tin", json=True, models=None)
+    game.score_photo(args)
+    assert _json(capsys)["total"] == 1 + 30 + 12
+
+
+def test_round_with_sheet(tmp_path, capsys):
+    sheet = tmp_path / "sheet.csv"
+    argv = ["round", "rack_ben.jpg", "rack_cas.jpg", "rack_dee.jpg", "--players",
+            "Ann,Ben,Cas,Dee", "--winner", "Ann", "--sheet", str(sheet), "--json"]
+    assert main(argv) == 0
+    out = _json(capsys)
+    scores = {p["name"]: p["score"] for p in out["players"]}
+    assert scores == {"Ann": 38 + 5 + 6, "Ben": -38, "Cas": -5, "Dee": -6}
+    assert main(argv) == 0
+    out = _json(capsys)
+    assert out["totals"]["Ann"] == 98 and out["leader"] == "Ann"
+    assert sheet.read_text().startswith("player,round 1,round 2,total")
+
+
+def test_round_text_and_errors(capsys):
+    assert main(["round", "-", "rack_cas.jpg", "--players", "Ann,Cas", "--winner", "Ann"]) == 0
+    assert "Ann" in capsys.readouterr().out
+    assert main(["round", "rack_cas.jpg", "--players", "Ann,Cas,Dee", "--winner", "Ann"]) == 2
+    assert main(["round", "rack_cas.jpg", "rack_dee.jpg", "--players", "Ann,Cas",
+                 "--winner", "Zed"]) == 2
+    assert main(["round", "rack_cas.jpg", "rack_dee.jpg", "--players", "Cas,Dee"]) == 0
+    assert "winner Cas" in capsys.readouterr().out  # pool empty: the lowest rack wins
+
+
+def test_start(capsys):
+    assert main(["start", "draw.jpg", "--players", "Ann,Ben,Cas,Dee", "--json"]) == 0
+    out = _json(capsys)
+    assert out["starter"] is None and out["tied"] == ["Ben", "Cas"]
+    assert main(["start", "draw.jpg", "--players", "Ann,Ben"]) == 2
+    assert "2 player" in capsys.readouterr().err

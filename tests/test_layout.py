@@ -1,0 +1,101 @@
+"""Grouping tiles into sets: rendered tables with known sets, and the real photos' labels."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from bench.synth_tables import MODES, synth_table
+from tests.table_helpers import row
+from vision.layout import group_lines, upright_from_axis
+from vision.settings import REPO_ROOT
+
+
+def _score(table, layout):
+    pred = {tuple(s) for s in layout.sets}
+    right = sum(tuple(s) in pred for s in table.sets)
+    whole = pred == {tuple(s) for s in table.sets} and sorted(layout.loose) == table.loose
+    return right, whole
+
+
+def test_empty_and_single():
+    assert group_lines(np.zeros((0, 4, 2))).sets == []
+    one = group_lines(np.array(row(["R1"])))
+    assert one.sets == [] and one.loose == [0]
+
+
+def test_row_is_ordered_left_to_right_whatever_the_input_order():
+    quads = row(["R1", "R2", "R3", "R4"])
+    order = [2, 0, 3, 1]
+    layout = group_lines(np.array([quads[k] for k in order]))
+    assert [[order[i] for i in s] for s in layout.sets] == [[0, 1, 2, 3]]
+
+
+@pytest.mark.parametrize("angle_deg", [0, 30, 90, 135, 180, 250])
+def test_rotated_set_reads_along_the_tiles(angle_deg):
+    quads = row(["K5", "K6", "K7"], x=400, y=400, angle=math.radians(angle_deg))
+    assert group_lines(np.array(quads)).sets == [[0, 1, 2]]
+
+
+def test_two_sets_end_to_end_split_at_a_gap_of_a_tile():
+    quads = row(["R1", "R2", "R3"]) + row(["K5", "K6", "K7"], x=100 + 3 * 42 + 30)
+    assert group_lines(np.array(quads)).sets == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_rows_stacked_close_stay_apart():
+    h = 40 / 0.72
+    quads = row(["R1", "R2", "R3"]) + row(["K1", "R1", "B1"], y=100 + h + 3)
+    assert group_lines(np.array(quads)).sets == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_upside_down_tile_in_a_run_keeps_the_order():
+    quads = row(["B3", "B4", "B5", "B6"])
+    quads[1] = np.roll(quads[1], 2, axis=0)
+    assert group_lines(np.array(quads)).sets == [[0, 1, 2, 3]]
+
+
+def test_loose_pair_far_apart_is_loose():
+    quads = row(["R1"]) + row(["R2"], x=300)
+    layout = group_lines(np.array(quads))
+    assert layout.sets == [] and layout.loose == [0, 1]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_rendered_tables_grouped_right(mode):
+    right = total = whole = 0
+    for seed in range(15):
+        table = synth_table(np.random.default_rng(seed), mode=mode)
+        r, w = _score(table, group_lines(table.quads))
+        right, total, whole = right + r, total + len(table.sets), whole + w
+    assert right / total >= 0.99
+    assert whole >= 14
+
+
+def test_oblique_and_noisy_tables():
+    right = total = 0
+    for seed in range(20):
+        table = synth_table(np.random.default_rng(100 + seed), oblique=0.5, noise=0.035)
+        r, _ = _score(table, group_lines(table.quads))
+        right, total = right + r, total + len(table.sets)
+    assert right / total >= 0.99
+
+
+def test_valid_photos_sets_from_labels(real_photos_dir):
+    from training.real_data import load_split, oriented_quad
+
+    truth = json.loads((REPO_ROOT / "bench" / "valid_sets.json").read_text())
+    photos = {p.key: p for p in load_split("valid", real_photos_dir)}
+    right = total = 0
+    for key, item in truth["photos"].items():
+        photo = photos[key]
+        up = item.get("up", [0, -1])
+        quads = np.array([upright_from_axis(oriented_quad(t.polygon), up) for t in photo.tiles])
+        layout = group_lines(quads)
+        pred = {tuple(s) for s in layout.sets}
+        right += sum(tuple(s) in pred for s in item["sets"])
+        total += len(item["sets"])
+        assert sorted(layout.loose) == sorted(item["loose"]), key
+    assert right / total >= 0.95

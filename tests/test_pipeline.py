@@ -1,0 +1,214 @@
+"""The photo pipeline object, the annotator and the evaluation's matching (no torch)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+
+from bench.eval_vision import match_centres
+from vision.annotate import TableAnnotator
+from vision.detections import TileDetections
+from vision.labels import TILE_CLASSES
+from vision.pipeline import ModelsMissing, TileReader
+from vision.settings import MODELS_DIR, REPO_ROOT
+
+SAMPLES = sorted(p for p in (REPO_ROOT / "sample_images").glob("*") if p.suffix.lower() in
+                 (".jpg", ".jpeg", ".png"))
+HAVE_MODELS = all((MODELS_DIR / name).is_file() for name in ("detector.onnx", "classifier.onnx"))
+needs_models = pytest.mark.skipif(not HAVE_MODELS, reason=f"no models in {MODELS_DIR}")
+
+
+def signed_area(quad: np.ndarray) -> float:
+    """> 0 when the corners run clockwise on screen (image y points down)."""
+    x, y = quad[:, 0], quad[:, 1]
+    return float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)) / 2
+
+
+def square(cx, cy, half=20.0):
+    return np.float32([[cx - half, cy - half], [cx + half, cy - half],
+                       [cx + half, cy + half], [cx - half, cy + half]])
+
+
+# -- fakes, so the glue is tested without models ---------------------------------------------
+class FakeDetector:
+    def __init__(self, quads):
+        self.quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+
+    def detect(self, image):
+        return self.quads, np.full(len(self.quads), 0.9, np.float32)
+
+
+class FakeClassifier:
+    labels = TILE_CLASSES
+
+    def __init__(self, codes, confidence=0.95):
+        self.codes, self.confidence = codes, confidence
+
+    def classify(self, image, quads):
+        probs = np.full((len(quads), len(TILE_CLASSES)), 0.0, np.float32)
+        for i, code in enumerate(self.codes[: len(quads)]):
+            probs[i] = (1 - self.confidence) / (len(TILE_CLASSES) - 1)
+            probs[i, TILE_CLASSES.index(code)] = self.confidence
+        return quads[:, [2, 3, 0, 1]], probs  # "turned 180°"
+
+
+def test_import_vision_is_light():
+    code = ("import sys, vision; vision.TileDetections; vision.TileReader; vision.TableAnnotator;"
+            "bad = [m for m in ('torch', 'onnxruntime') if m in sys.modules]; "
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT)
+
+
+def test_lazy_exports():
+    import vision
+
+    assert vision.TileReader is TileReader
+    with pytest.raises(AttributeError):
+        vision.no_such_thing  # noqa: B018
+
+
+def test_reader_glues_detect_and_classify():
+    quads = [square(50, 50), square(150, 50)]
+    reader = TileReader(FakeDetector(quads), FakeClassifier(["R7", "J"], 0.95))
+    image = np.zeros((200, 300, 3), np.uint8)
+    det = reader.read(image)
+    assert det.codes == ["R7", "J"]
+    assert det.corners.shape == (2, 4, 2)
+    np.testing.assert_allclose(det.corners[0][0], quads[0][2])  # the classifier's order kept
+    assert not det.uncertain.any()
+    assert set(reader.last_timings) == {"detect", "classify"}
+    unsure = TileReader(FakeDetector(quads), FakeClassifier(["R7", "J"], 0.4)).read(image)
+    assert unsure.uncertain.all()
+
+
+def test_reader_no_tiles_and_bytes():
+    reader = TileReader(FakeDetector(np.zeros((0, 4, 2))), FakeClassifier([]))
+    ok, data = cv2.imencode(".jpg", np.full((60, 80, 3), 127, np.uint8))
+    det = reader.read_bytes(data.tobytes())
+    assert len(det) == 0 and det.to_json() == []
+    assert set(reader.last_timings) >= {"decode", "detect"}
+
+
+def test_models_missing(tmp_path):
+    with pytest.raises(ModelsMissing, match=str(tmp_path)):
+        TileReader.load(tmp_path)
+
+
+def test_match_centres_one_to_one():
+    polys = [square(50, 50), square(90, 50)]  # overlapping squares
+    centres = np.float32([[70, 50], [60, 50], [300, 300]])
+    pairs = match_centres(centres, polys)
+    assert sorted(pairs) == [(0, 1), (1, 0)]  # both labels matched, each once
+    assert match_centres(np.zeros((0, 2)), polys) == []
+    assert match_centres(centres, []) == []
+
+
+def _detections(codes, centres, uncertain=None):
+    quads = np.stack([square(x, y, 18) for x, y in centres])
+    probs = np.zeros((len(codes), len(TILE_CLASSES)), np.float32)
+    for i, code in enumerate(codes):
+        probs[i, TILE_CLASSES.index(code)] = 1.0
+    return TileDetections(quads, np.ones(len(codes), np.float32), probs, probs.argmax(1),
+                          uncertain=None if uncertain is None else np.asarray(uncertain))
+
+
+def test_annotate_tiles_and_table():
+    image = np.full((600, 800, 3), 90, np.uint8)
+    det = _detections(["R7", "R8", "J", "K1", "B5", "O2"],
+                      [(100, 100), (140, 100), (180, 100), (100, 300), (140, 300), (500, 500)],
+                      uncertain=[False, False, False, False, True, False])
+    plain = TableAnnotator().annotate(image, det)
+    assert plain.shape == image.shape and plain.dtype == np.uint8
+    assert (plain != image).any()
+    assert (image == 90).all()  # the input is left alone
+    table = SimpleNamespace(
+        detections=det, sets=[[0, 1, 2], [3, 4]], loose=[5], table_valid=False,
+        verdicts=[SimpleNamespace(valid=True, kind="run", reasons=[], jokers=["R9"], value=24),
+                  SimpleNamespace(valid=False, kind=None, reasons=["a set needs 3 tiles"],
+                                  jokers=[], value=None)],
+        suggestion=None, warnings=[])
+    judged = TableAnnotator().annotate(image, det, table)
+    assert judged.shape == image.shape
+    assert (judged != plain).any()
+    # an invalid set's outline is red, a valid one's green
+    red = (judged[..., 2] > 180) & (judged[..., 1] < 60) & (judged[..., 0] < 60)
+    green = (judged[..., 1] > 150) & (judged[..., 2] < 80) & (judged[..., 0] < 80)
+    assert red.sum() > 50 and green.sum() > 50
+    assert TableAnnotator()._joker_texts(table, det.codes) == {2: "J=R9"}
+
+
+def test_annotate_scales_with_photo():
+    def banner_rows(picture):
+        return int(np.all(picture[:, 0] == (60, 60, 60), axis=1).sum())
+
+    small = TableAnnotator().annotate(np.zeros((300, 400, 3), np.uint8),
+                                      _detections(["K13"], [(200, 150)]))
+    big = TableAnnotator().annotate(np.zeros((3024, 4032, 3), np.uint8),
+                                    _detections(["K13"], [(2000, 1500)]))
+    assert banner_rows(small) > 5
+    assert banner_rows(big) > 3 * banner_rows(small)
+
+
+# -- with the real models ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def reader():
+    if not HAVE_MODELS:
+        pytest.skip(f"no models in {MODELS_DIR}")
+    return TileReader.load()
+
+
+@needs_models
+@pytest.mark.skipif(not SAMPLES, reason="no sample_images/")
+def test_sample_images(reader):
+    for path in SAMPLES[:4]:
+        det = reader.read_bytes(path.read_bytes())
+        assert det.class_probs.shape == (len(det), len(reader.labels))
+        for quad in det.corners:
+            assert signed_area(quad) > 0, f"{path.name}: corners not clockwise"
+        json_tiles = det.to_json()
+        assert [t["id"] for t in json_tiles] == list(range(len(det)))
+
+
+@needs_models
+def test_blank_table_has_no_tiles(reader):
+    rng = np.random.default_rng(0)
+    wood = np.zeros((750, 1000, 3), np.uint8)
+    wood[:] = (40, 70, 110)
+    wood = cv2.add(wood, rng.integers(0, 25, wood.shape, dtype=np.uint8))
+    assert len(reader.read(wood)) == 0
+    assert len(reader.read(np.full((750, 1000, 3), 245, np.uint8))) == 0
+
+
+@needs_models
+def test_real_valid_photos(reader, real_photos_dir):
+    from training.real_data import load_split
+
+    photos = {p.key: p for p in load_split("valid", real_photos_dir)}
+    for key in ("rummy-36", "rummy2-2", "rummy4-1"):
+        if key not in photos:
+            continue
+        photo = photos[key]
+        det = reader.read(photo.read())
+        centres = det.centers
+        pairs = match_centres(centres, [t.polygon for t in photo.tiles])
+        assert len(pairs) >= 0.9 * len(photo.tiles), key
+        assert len(det) <= len(photo.tiles) + 2, key
+        for quad in det.corners:
+            assert signed_area(quad) > 0
+    for key, photo in photos.items():
+        if key.startswith("rummyBackground"):
+            assert len(reader.read(photo.read())) == 0, key
+            break
+
+
+def test_scan_photo_path_missing(tmp_path):
+    from vision.decode import PhotoError, read_photo
+
+    with pytest.raises(PhotoError, match="nope.jpg"):
+        read_photo(Path(tmp_path) / "nope.jpg")

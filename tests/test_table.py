@@ -1,0 +1,124 @@
+"""Judging a table: sets to the referee, rules-aware re-reading, suggestions, JSON."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bench.synth_tables import synth_table
+from referee import edition
+from tests.table_helpers import detections_from, row
+from vision.detections import TileDetections
+from vision.table import judge_table
+
+RULES = edition("original")
+
+
+def test_empty_table_is_valid():
+    reading = judge_table(TileDetections.empty(), RULES)
+    assert reading.sets == [] and reading.table_valid
+    assert reading.to_json() == {"sets": [], "loose": [], "table_valid": True, "suggestion": None}
+
+
+def test_valid_sets_and_json_shape():
+    codes = ["R12", "R13", "J", "K7", "R7", "B7"]
+    quads = row(codes[:3]) + row(codes[3:], y=300)
+    reading = judge_table(detections_from(codes, quads), RULES)
+    assert reading.table_valid and reading.loose == []
+    out = reading.to_json()
+    json.dumps(out)
+    first = dict(out["sets"][0])
+    assert first.pop("notes")  # the referee says where the joker should lie
+    assert first == {"tiles": [0, 1, 2], "valid": True, "kind": "run", "reasons": [],
+                     "jokers": ["R11"], "value": 36}
+    assert out["sets"][1]["kind"] == "group" and out["sets"][1]["value"] == 21
+
+
+def test_invalid_set_gets_reasons_and_a_suggestion():
+    codes = ["R1", "R2", "R4", "R3", "K3", "B3"]
+    quads = row(codes[:3]) + row(codes[3:], y=300)
+    reading = judge_table(detections_from(codes, quads), RULES)
+    assert not reading.table_valid
+    assert not reading.verdicts[0].valid and reading.verdicts[0].reasons
+    assert reading.suggestion is None  # R4 fits nowhere
+    codes = ["R1", "R2", "B3", "R3", "K3", "O3"]  # B3 and R3 swapped between the sets
+    quads = row(codes[:3]) + row(codes[3:], y=300)
+    reading = judge_table(detections_from(codes, quads), RULES)
+    assert not reading.table_valid
+    assert sorted(map(sorted, reading.suggestion)) == [["B3", "K3", "O3"], ["R1", "R2", "R3"]]
+
+
+def test_loose_tile_makes_the_table_invalid_and_is_reported():
+    codes = ["K1", "K2", "K3", "B9"]
+    quads = row(codes[:3]) + row(["B9"], x=600, y=600)
+    reading = judge_table(detections_from(codes, quads), RULES)
+    assert reading.loose == [3] and not reading.table_valid
+    assert any("loose" in w for w in reading.warnings)
+
+
+def test_second_reading_fixes_a_number_that_breaks_a_run():
+    codes = ["B5", "B8", "B7"]  # the 6 read as 8 (second guess 6)
+    reading = judge_table(detections_from(codes, row(codes), probs={1: {"B8": 0.55, "B6": 0.4}}),
+                          RULES)
+    assert reading.detections.codes == ["B5", "B6", "B7"]
+    assert reading.table_valid
+    assert any("B6" in w and "B8" in w for w in reading.warnings)
+    assert reading.rereads == {1: ("B8", "B6")}
+    assert not reading.detections.uncertain[1]  # the rules settled it
+
+
+def test_second_reading_fixes_one_odd_colour():
+    codes = ["O3", "O4", "R5", "O6"]
+    reading = judge_table(detections_from(codes, row(codes), probs={2: {"R5": 0.7, "O5": 0.3}}),
+                          RULES)
+    assert reading.detections.codes[2] == "O5" and reading.table_valid
+
+
+def test_confident_reading_is_not_talked_into_validity():
+    codes = ["B5", "B8", "B7"]  # a player's real mistake, read confidently
+    reading = judge_table(detections_from(codes, row(codes), probs={1: {"B6": 0.001}}), RULES)
+    assert reading.detections.codes == codes and not reading.table_valid
+
+
+def test_too_many_copies_rereads_the_cheapest_copy():
+    # Three R9s on a two-copy table; the third one's second guess is R6 (a 6/9 mix-up).
+    codes = ["R9", "K9", "B9", "R9", "R10", "R11", "R9"]
+    quads = row(codes[:3]) + row(codes[3:6], y=300) + row(codes[6:], x=600, y=600)
+    reading = judge_table(detections_from(codes, quads, probs={6: {"R9": 0.6, "R6": 0.35}}),
+                          RULES)
+    assert reading.detections.codes[6] == "R6"
+    assert any("R9 appears 3 times" in w for w in reading.warnings)
+
+
+def test_uncertain_tile_stays_uncertain_when_rules_do_not_settle_it():
+    codes = ["K4", "R4", "B4", "O4"]
+    # O4 vs O1: both keep... no: only O4 makes a group; but the doubt is between two colours
+    # that both fit a group of 4s with the others: O4 vs K4 (K4 already there) -> settled.
+    reading = judge_table(detections_from(codes, row(codes), probs={3: {"O4": 0.5, "K4": 0.45}}),
+                          RULES)
+    assert reading.detections.codes[3] == "O4" and not reading.detections.uncertain[3]
+    codes = ["K4", "R4", "B4"]
+    loose = judge_table(detections_from(codes + ["O4"], row(codes) + row(["O4"], x=700, y=700),
+                                        probs={3: {"O4": 0.5, "O1": 0.45}}), RULES)
+    assert loose.detections.uncertain[3]
+    assert any("uncertain" in w for w in loose.warnings)
+
+
+def test_two_sets_end_to_end_with_a_small_gap_are_split_by_the_rules():
+    codes = ["R1", "R2", "R3", "K5", "K6", "K7"]
+    quads = row(codes[:3]) + row(codes[3:], x=100 + 3 * 42 + 12)  # 0.3 w gap
+    reading = judge_table(detections_from(codes, quads), RULES)
+    assert reading.sets == [[0, 1, 2], [3, 4, 5]] and reading.table_valid
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_rendered_table_all_valid_sets_are_valid(seed):
+    table = synth_table(np.random.default_rng(seed), n_loose=0, flip_p=0.0, pair_p=0.0)
+    from referee import check_set, parse_tiles
+
+    reading = judge_table(detections_from(table.codes, table.quads), RULES)
+    assert sorted(map(tuple, reading.sets)) == sorted(map(tuple, table.sets))
+    for ids, verdict in zip(reading.sets, reading.verdicts, strict=True):
+        assert verdict.valid == check_set(parse_tiles(" ".join(table.codes[i] for i in ids))).valid

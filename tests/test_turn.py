@@ -1,0 +1,101 @@
+"""A turn from two photos: tiles matched by place and reading, then the referee's check."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from referee import Tile, edition
+from tests.table_helpers import detections_from, row
+from vision.turn import judge_turn, match_tiles
+
+RULES = edition("original")
+
+
+def _moved(quads, angle_deg=4.0, shift=(25.0, -12.0), scale=1.03):
+    """The same tiles seen by a camera that moved a little."""
+    a = math.radians(angle_deg)
+    m = scale * np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    return [np.asarray(q) @ m.T + np.array(shift) for q in quads]
+
+
+def _table(sets_with_places):
+    codes, quads = [], []
+    for set_codes, (x, y) in sets_with_places:
+        codes += set_codes
+        quads += row(set_codes, x=x, y=y)
+    return codes, quads
+
+
+def test_identical_tiles_are_told_apart_by_place():
+    before_codes, before_quads = _table([(["R3", "R4", "R5"], (100, 100)),
+                                         (["K9", "B9", "O9"], (100, 300))])
+    after_codes, after_quads = _table([(["K9", "B9", "O9"], (100, 300)),
+                                       (["R5", "K5", "B5"], (400, 500)),
+                                       (["R3", "R4", "R5"], (100, 100))])
+    before = detections_from(before_codes, before_quads)
+    after = detections_from(after_codes, _moved(after_quads))
+    turn = judge_turn(before, after, rules=RULES)
+    assert turn.verdict.legal, turn.verdict.problems
+    assert sorted(turn.played) == [3, 4, 5]  # the new R5 is the one in the new set
+    assert turn.left == [] and not turn.joker_missing
+    assert sorted(turn.matches) == sorted([(0, 6), (1, 7), (2, 8), (3, 0), (4, 1), (5, 2)])
+
+
+def test_joker_taken_to_the_rack_is_illegal():
+    before_codes, before_quads = _table([(["R3", "J", "R5"], (100, 100))])
+    after_codes, after_quads = _table([(["R3", "R4", "R5"], (100, 100))])
+    turn = judge_turn(detections_from(before_codes, before_quads),
+                      detections_from(after_codes, after_quads), rules=RULES)
+    assert turn.joker_missing and not turn.verdict.legal
+    assert turn.played == [1] and turn.left == [1]
+    assert any("joker" in p for p in turn.verdict.problems)
+
+
+def test_first_meld_total_and_untouched_table():
+    before_codes, before_quads = _table([(["K1", "K2", "K3"], (100, 100))])
+    after_codes, after_quads = _table([(["K1", "K2", "K3"], (100, 100)),
+                                       (["R10", "R11", "R12"], (100, 400))])
+    turn = judge_turn(detections_from(before_codes, before_quads),
+                      detections_from(after_codes, after_quads), rules=RULES, first_meld=True)
+    assert turn.verdict.legal and turn.verdict.initial_meld_total == 33
+    assert turn.touched_sets == []
+    out = turn.to_json()
+    assert out["initial_meld_total"] == 33 and out["table_sets_touched"] == []
+    assert [p["code"] for p in out["played"]] == ["R10", "R11", "R12"]
+
+
+def test_first_meld_too_small_and_touching_the_table():
+    before_codes, before_quads = _table([(["K1", "K2", "K3"], (100, 100))])
+    after_codes, after_quads = _table([(["K1", "K2", "K3", "K4"], (100, 100)),
+                                       (["R1", "B1", "O1"], (100, 400))])
+    turn = judge_turn(detections_from(before_codes, before_quads),
+                      detections_from(after_codes, after_quads), rules=RULES, first_meld=True)
+    assert not turn.verdict.legal
+    assert turn.touched_sets == [0]
+    assert turn.verdict.initial_meld_total == 3
+
+
+def test_misread_in_one_photo_is_settled_by_the_other():
+    codes = ["B5", "B6", "B7"]
+    before = detections_from(codes, row(codes))
+    # AFTER reads the 6 as a 9 with the 6 close behind; the place says it is the same tile.
+    after = detections_from(["B5", "B9", "B7"], row(codes), probs={1: {"B9": 0.55, "B6": 0.4}})
+    matches, moved, combined = match_tiles(before, after)
+    assert sorted(matches) == [(0, 0), (1, 1), (2, 2)] and moved == []
+    turn = judge_turn(before, after, rules=RULES)
+    assert turn.after.detections.codes == codes
+    assert not turn.verdict.legal  # nothing was laid
+    assert turn.played == []
+
+
+def test_rearranged_table_tiles_are_matched_by_reading():
+    before_codes, before_quads = _table([(["R3", "R4", "R5", "R6"], (100, 100))])
+    after_codes, after_quads = _table([(["R3", "R4", "R5"], (100, 100)),
+                                       (["R6", "K6", "B6"], (100, 400))])
+    rack = [Tile.from_code("K6"), Tile.from_code("B6"), Tile.from_code("O2")]
+    turn = judge_turn(detections_from(before_codes, before_quads),
+                      detections_from(after_codes, after_quads), rules=RULES, rack=rack)
+    assert turn.verdict.legal, turn.verdict.problems
+    assert turn.moved == [3] and sorted(turn.played) == [4, 5]

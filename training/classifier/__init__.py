@@ -1,0 +1,1 @@
+"""The tile classifier: crops, network, training, export and evaluation."""

@@ -1,0 +1,1 @@
+"""The tile detector: a small CenterNet-style net predicting oriented tile rectangles."""

@@ -1,0 +1,170 @@
+"""Find every tile in a photo: ONNX detector -> oriented quadrilaterals + scores.
+
+The model (`models/detector.onnx`, trained by `training/detector/train.py`) is a small
+CenterNet-style net at output stride 4. Per cell it predicts a tile-centre heatmap, the
+sub-cell offset of the centre, log long/short side lengths and the long-axis angle as
+(cos 2phi, sin 2phi). Everything about the input and decoding (size, stride, thresholds)
+comes from the sidecar `detector.json`, so a retrained model needs no code change.
+
+Quad convention (the module contract): q0..q3 clockwise = top-left, top-right,
+bottom-right, bottom-left of the tile assuming its long side is vertical and its "up" is
+the long-axis direction pointing more towards the photo's top (-y). The classifier
+resolves the remaining 180-degree ambiguity.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import onnxruntime as ort
+
+from vision.settings import MODELS_DIR
+
+
+def quads_from_boxes(cx, cy, long_, short, phi) -> np.ndarray:
+    """Oriented rectangles -> (N, 4, 2) float32 quads in the contract's order."""
+    cx, cy, long_, short, phi = (np.asarray(a, np.float64).reshape(-1) for a in (cx, cy, long_, short, phi))
+    ux, uy = np.cos(phi), np.sin(phi)
+    # "up" along the long axis: the direction with negative y (ties, a horizontal long
+    # axis within 1e-4 rad: towards -x)
+    eps = 1e-4
+    flip = (uy > eps) | ((np.abs(uy) <= eps) & (ux > 0))
+    ux = np.where(flip, -ux, ux)
+    uy = np.where(flip, -uy, uy)
+    rx, ry = -uy, ux  # "right": up turned 90 degrees clockwise on screen (y down)
+    hl, hs = long_ / 2, short / 2
+    top = np.stack([cx + ux * hl, cy + uy * hl], -1)
+    bottom = np.stack([cx - ux * hl, cy - uy * hl], -1)
+    right = np.stack([rx * hs, ry * hs], -1)
+    quads = np.stack([top - right, top + right, bottom + right, bottom - right], 1)
+    return quads.astype(np.float32)
+
+
+def order_quad(quad: np.ndarray) -> np.ndarray:
+    """Reorder any 4-corner tile outline (e.g. a label's minAreaRect) into the contract order."""
+    quad = np.asarray(quad, np.float64).reshape(4, 2)
+    centre = quad.mean(0)
+    e01 = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2])
+    e12 = np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3])
+    if e01 >= e12:
+        axis = (quad[1] + quad[2]) / 2 - (quad[0] + quad[3]) / 2
+        long_, short = e01 / 2, e12 / 2
+    else:
+        axis = (quad[2] + quad[3]) / 2 - (quad[0] + quad[1]) / 2
+        long_, short = e12 / 2, e01 / 2
+    phi = np.arctan2(axis[1], axis[0])
+    return quads_from_boxes(centre[0], centre[1], long_, short, phi)[0]
+
+
+class TileDetector:
+    """Loaded once, then `.detect(image_bgr) -> (quads (N,4,2) float32, scores (N,) float32)`."""
+
+    def __init__(self, model_path: Path, spec: dict, threads: int = 2):
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self.input_name = self.session.get_inputs()[0].name
+        self.spec = spec
+        inp = spec["input"]
+        self.long_side = int(inp["long_side"])
+        self.multiple = int(inp.get("multiple", 32))
+        self.pad_value = np.asarray(inp.get("pad_value", [115, 115, 115]), np.float32)
+        out = spec["output"]
+        self.stride = float(out["stride"])
+        self.cell_centre = float(out.get("cell_centre", 0.5))
+        th = spec.get("thresholds", {})
+        self.score_threshold = float(th.get("score", 0.3))
+        self.nms_centre = float(th.get("nms_centre", 0.45))
+        self.max_tiles = int(th.get("max_tiles", 400))
+
+    @classmethod
+    def load(cls, models_dir=MODELS_DIR, threads: int = 2) -> TileDetector:
+        models_dir = Path(models_dir)
+        sidecar = models_dir / "detector.json"
+        if not sidecar.exists():
+            raise FileNotFoundError(f"no detector sidecar at {sidecar} (run `make train`)")
+        spec = json.loads(sidecar.read_text())
+        return cls(models_dir / spec.get("model", "detector.onnx"), spec, threads)
+
+    def prepare(self, image_bgr: np.ndarray, long_side: int | None = None):
+        """Resize (long side -> `long_side`), pad to a multiple of 32: (input NCHW, scale)."""
+        h, w = image_bgr.shape[:2]
+        long_side = long_side or self.long_side
+        scale = long_side / max(h, w)
+        nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+        if scale < 1:
+            img = image_bgr
+            while img.shape[1] >= 2 * nw * 1.05 and img.shape[0] >= 2 * nh * 1.05:  # fast halvings
+                img = cv2.pyrDown(img)
+            resized = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA)
+        elif scale > 1:
+            resized = cv2.resize(image_bgr, (nw, nh), interpolation=cv2.INTER_LINEAR)
+        else:
+            resized = image_bgr
+        m = self.multiple
+        ph, pw = -(-nh // m) * m, -(-nw // m) * m
+        x = np.empty((1, 3, ph, pw), np.float32)
+        x[0] = self.pad_value[:, None, None]
+        x[0, :, :nh, :nw] = resized.transpose(2, 0, 1)
+        sx, sy = nw / w, nh / h
+        return x, (sx, sy)
+
+    def detect(self, image_bgr: np.ndarray, long_side: int | None = None, threshold: float | None = None):
+        if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
+            raise ValueError("detect() expects a BGR image of shape (H, W, 3)")
+        x, (sx, sy) = self.prepare(image_bgr, long_side)
+        maps = self.session.run(None, {self.input_name: x})[0][0]
+        return self.decode(maps, sx, sy, image_bgr.shape[:2], threshold)
+
+    def decode(self, maps: np.ndarray, sx: float, sy: float, shape, threshold: float | None = None):
+        thr = self.score_threshold if threshold is None else threshold
+        heat = maps[0]
+        g = heat.shape
+        padded = np.pad(heat, 1, mode="constant", constant_values=0)
+        pooled = heat.copy()
+        for dy in (0, 1, 2):
+            for dx in (0, 1, 2):
+                np.maximum(pooled, padded[dy : dy + g[0], dx : dx + g[1]], out=pooled)
+        ys, xs = np.nonzero((heat >= pooled) & (heat > thr))
+        empty = (np.zeros((0, 4, 2), np.float32), np.zeros((0,), np.float32))
+        if len(ys) == 0:
+            return empty
+        scores = heat[ys, xs]
+        order = np.argsort(-scores, kind="stable")[: self.max_tiles * 2]
+        ys, xs, scores = ys[order], xs[order], scores[order]
+        s, c = self.stride, self.cell_centre
+        cx = (xs + c + maps[1, ys, xs]) * s
+        cy = (ys + c + maps[2, ys, xs]) * s
+        long_ = np.exp(np.clip(maps[3, ys, xs], -3, 6)) * s
+        short = np.exp(np.clip(maps[4, ys, xs], -3, 6)) * s
+        phi = 0.5 * np.arctan2(maps[6, ys, xs], maps[5, ys, xs])
+        # suppression in the tile's own frame: a weaker peak whose centre lies in the core of
+        # a stronger tile (|along| < k*long/2, |across| < k*short/2) is a duplicate of it
+        keep = np.ones(len(scores), bool)
+        k = self.nms_centre
+        ux_all, uy_all = np.cos(phi), np.sin(phi)
+        for i in range(len(scores)):
+            if not keep[i]:
+                continue
+            dx = cx[i + 1 :] - cx[i]
+            dy = cy[i + 1 :] - cy[i]
+            along = np.abs(dx * ux_all[i] + dy * uy_all[i])
+            across = np.abs(-dx * uy_all[i] + dy * ux_all[i])
+            inside = (along < k * 0.5 * long_[i]) & (across < k * 0.5 * short[i])
+            keep[i + 1 :] &= ~inside
+        idx = np.nonzero(keep)[0][: self.max_tiles]
+        cx, cy, long_, short, phi, scores = cx[idx], cy[idx], long_[idx], short[idx], phi[idx], scores[idx]
+        # back to photo pixels (the resize may scale x and y slightly differently)
+        ux, uy = np.cos(phi) / sx, np.sin(phi) / sy
+        norm = np.hypot(ux, uy)
+        vx, vy = -np.sin(phi) / sx, np.cos(phi) / sy
+        long_photo = long_ * norm
+        short_photo = short * np.hypot(vx, vy)
+        phi_photo = np.arctan2(uy, ux)
+        quads = quads_from_boxes(cx / sx, cy / sy, long_photo, short_photo, phi_photo)
+        return quads, scores.astype(np.float32)

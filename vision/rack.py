@@ -1,0 +1,133 @@
+"""A rack photo -> its tiles in rows and the rack's penalty; the start-of-game draw.
+
+`read_rack(detections, rules)` orders the tiles in rows (top row first, left to right),
+re-reads a tile when the rack holds more copies than the edition has and another reading
+is plausible, and sums the penalty with the referee's `rack_penalty` (a joker 25 or 30 by
+edition). `start_order(detections, players)` reads the tiles drawn at the start, one per
+player from left to right, and says who starts (RULES.md section 3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.detections import TileDetections
+from vision.layout import tile_frames
+
+
+@dataclass
+class RackReading:
+    detections: TileDetections
+    rows: list[list[int]] = field(default_factory=list)
+    total: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def codes(self) -> list[str]:
+        return [self.detections.codes[i] for row in self.rows for i in row]
+
+    def to_json(self, photo: str | None = None) -> dict:
+        out = {"photo": photo} if photo is not None else {}
+        out.update({
+            "tiles": self.detections.to_json(),
+            "rows": [[int(i) for i in row] for row in self.rows],
+            "total": int(self.total),
+            "warnings": list(self.warnings),
+        })
+        return out
+
+
+def rows_of(detections: TileDetections) -> list[list[int]]:
+    """Tile ids in rows: a new row starts where the centres jump down by half a tile."""
+    n = len(detections)
+    if n == 0:
+        return []
+    centres, _r, _d, _w, heights = tile_frames(detections.corners)
+    step = 0.5 * float(np.median(heights))
+    order = np.argsort(centres[:, 1])
+    rows, current = [], [int(order[0])]
+    for i in order[1:]:
+        if centres[i, 1] - np.mean(centres[current, 1]) > step:
+            rows.append(current)
+            current = []
+        current.append(int(i))
+    rows.append(current)
+    return [sorted(row, key=lambda i: centres[i, 0]) for row in rows]
+
+
+def read_rack(detections: TileDetections, rules=None) -> RackReading:
+    from referee import DEFAULT_RULES, Tile, copy_problems, rack_penalty
+    from vision.table import _fix_copies
+
+    rules = rules or DEFAULT_RULES
+    labels = tuple(detections.labels)
+    ids = detections.class_ids.astype(np.int64).copy()
+    warnings: list[str] = []
+    rereads: dict[int, tuple[str, str]] = {}
+    for _round in range(8):
+        problems = copy_problems([Tile.from_code(labels[k]) for k in ids], rules)
+        if not problems:
+            break
+        if not _fix_copies(ids, detections.class_probs, labels, [], rules, rereads, warnings):
+            warnings.extend(f"impossible count: {p}" for p in problems)
+            break
+    fixed = TileDetections(detections.corners, detections.detector_scores,
+                           detections.class_probs, ids, labels, detections.uncertain.copy())
+    for i in rereads:
+        fixed.uncertain[i] = True
+    doubtful = [int(i) for i in np.nonzero(fixed.uncertain)[0]]
+    if doubtful:
+        warnings.append(f"{len(doubtful)} tile(s) read with low confidence: ids "
+                        f"{', '.join(map(str, doubtful))}; check the total")
+    total = rack_penalty([Tile.from_code(c) for c in fixed.codes], rules)
+    return RackReading(fixed, rows_of(fixed), total, warnings)
+
+
+@dataclass
+class StartDraw:
+    players: list[str]
+    codes: list[str]  # the tile each player drew, in player order
+    starter: str | None  # None when the highest number is tied
+    tied: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        from vision.labels import split_code
+
+        drawn = []
+        for name, code in zip(self.players, self.codes, strict=True):
+            color, number, joker = split_code(code)
+            drawn.append({"player": name, "tile": code, "color": color, "number": number,
+                          "joker": joker})
+        return {"drawn": drawn, "starter": self.starter, "tied": self.tied,
+                "warnings": self.warnings}
+
+
+def start_order(detections: TileDetections, players: list[str]) -> StartDraw:
+    """Who starts: the highest number among the tiles drawn, one per player, left to right.
+
+    A joker has no number: its player draws again along with any tie. Raises ValueError
+    when the photo does not show exactly one tile per player.
+    """
+    if len(detections) != len(players):
+        raise ValueError(f"the photo shows {len(detections)} tile(s) for {len(players)} "
+                         f"player(s); lay one drawn tile per player, left to right")
+    centres = detections.centers
+    order = np.argsort(centres[:, 0], kind="stable")
+    codes = [detections.codes[i] for i in order]
+    numbers = [None if c == "J" else int(c[1:]) for c in codes]
+    warnings = []
+    jokers = [p for p, n in zip(players, numbers, strict=True) if n is None]
+    if jokers:
+        warnings.append(f"{', '.join(jokers)} drew a joker, which has no number (it cannot start)")
+    values = [n for n in numbers if n is not None]
+    if not values:
+        return StartDraw(players, codes, None, list(players), warnings)
+    best = max(values)
+    top = [p for p, n in zip(players, numbers, strict=True) if n == best]
+    if len(top) > 1:
+        warnings.append(f"tie at {best}: {', '.join(top)} draw again")
+        return StartDraw(players, codes, None, top, warnings)
+    return StartDraw(players, codes, top[0], [], warnings)

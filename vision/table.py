@@ -1,0 +1,276 @@
+"""The table a photo shows, judged: tiles -> sets -> referee verdicts, read with the rules.
+
+`judge_table(detections, rules)` groups the tiles into sets (`vision.layout`), reads each
+set with the referee, and uses the rules to settle what the camera was unsure of:
+
+- Where the best reading of a set breaks a rule that another plausible reading of one of
+  its tiles satisfies (one odd colour in a run, a number that breaks a run, a group with a
+  repeated colour), the most probable consistent reading is chosen. "Plausible" means the
+  classifier gave the alternative at least `ALT_RATIO` of the best reading's probability:
+  players do lay invalid sets, so a confident reading is never talked into validity.
+- Where the table holds more copies of a tile than the edition has, the copy whose
+  alternative reading costs least (and keeps its set valid) is re-read.
+- Each change is said in `warnings`. A tile whose reading stays doubtful keeps
+  `uncertain=True`; one whose doubt the rules settled (exactly one plausible reading keeps
+  its set valid) is no longer uncertain.
+- A line of tiles that is invalid as one set, but splits at its widest gap into valid
+  sets, is taken as those sets (two sets laid end to end).
+
+When the table is not valid but its tiles can be arranged into valid sets, `suggestion`
+holds one such arrangement (tile codes), from the referee's solver.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+
+import numpy as np
+
+from vision.detections import TileDetections
+from vision.layout import Layout, group_lines
+
+ALT_RATIO = 0.05  # an alternative reading is plausible at >= this share of the best one
+ALT_MIN = 0.01  # ... and at least this probability
+TOP_K = 3  # readings per tile considered
+RESOLVED_MIN = 0.1  # readings this probable count when deciding if the rules settled a tile
+SPLIT_MIN_GAP = 0.15  # a line splits only at a gap at least this wide (tile widths)
+
+
+@dataclass
+class TableReading:
+    """Everything `scan` reports about a table beyond the tiles themselves."""
+
+    detections: TileDetections
+    sets: list[list[int]] = field(default_factory=list)
+    loose: list[int] = field(default_factory=list)
+    verdicts: list = field(default_factory=list)  # referee SetVerdicts, one per set
+    table_valid: bool = True
+    suggestion: list[list[str]] | None = None
+    warnings: list[str] = field(default_factory=list)
+    rereads: dict[int, tuple[str, str]] = field(default_factory=dict)  # id -> (was, now)
+
+    def to_json(self) -> dict:
+        sets = []
+        for ids, verdict in zip(self.sets, self.verdicts, strict=True):
+            sets.append(
+                {
+                    "tiles": [int(i) for i in ids],
+                    "valid": bool(verdict.valid),
+                    "kind": verdict.kind,
+                    "reasons": list(verdict.reasons),
+                    "notes": list(verdict.notes),
+                    "jokers": [t.code() for t in verdict.jokers],
+                    "value": int(verdict.value),
+                }
+            )
+        return {
+            "sets": sets,
+            "loose": [int(i) for i in self.loose],
+            "table_valid": bool(self.table_valid),
+            "suggestion": self.suggestion,
+        }
+
+
+# ----------------------------------------------------------------------------- helpers
+@cache
+def _tile(code: str):
+    from referee import Tile
+
+    return Tile.from_code(code)
+
+
+@lru_cache(maxsize=8192)
+def _verdict(codes: tuple[str, ...], rules):
+    from referee import check_set
+
+    return check_set([_tile(c) for c in codes], rules)
+
+
+def _alternatives(probs: np.ndarray, labels: tuple[str, ...], current: int) -> list[tuple[int, float]]:
+    """Plausible other readings of one tile: (class id, probability), most probable first."""
+    best = float(probs[current])
+    order = np.argsort(-probs)[: TOP_K + 1]
+    out = []
+    for k in order:
+        k = int(k)
+        p = float(probs[k])
+        if k == current or p < ALT_MIN or p < ALT_RATIO * best:
+            continue
+        out.append((k, p))
+    return out[:TOP_K]
+
+
+def _log(p: float) -> float:
+    return float(np.log(max(p, 1e-12)))
+
+
+# ----------------------------------------------------------------------------- judging
+def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
+                layout: Layout | None = None) -> TableReading:
+    """Group, re-read with the rules, and judge the tiles of one table photo."""
+    from referee import DEFAULT_RULES, arrange, copy_problems
+
+    rules = rules or DEFAULT_RULES
+    n = len(detections)
+    if n == 0:
+        return TableReading(detections=detections)
+    layout = layout or group_lines(detections.corners)
+    labels = tuple(detections.labels)
+    ids = detections.class_ids.astype(np.int64).copy()
+    uncertain = detections.uncertain.astype(bool).copy()
+    probs = detections.class_probs
+    warnings: list[str] = []
+    rereads: dict[int, tuple[str, str]] = {}
+
+    def codes_of(members) -> tuple[str, ...]:
+        return tuple(labels[ids[i]] for i in members)
+
+    # 1. One line may be two sets laid end to end: split it where that makes valid sets.
+    sets: list[list[int]] = []
+    for members, gaps in zip(layout.sets, layout.gaps, strict=True):
+        sets.extend(_split_line(members, gaps, codes_of, rules))
+
+    # 2. Per set: the most probable reading that makes it valid, one tile changed at most.
+    for members in sets:
+        if _verdict(codes_of(members), rules).valid:
+            continue
+        best = None  # (log-prob loss, position, class id)
+        for pos, i in enumerate(members):
+            for k, p in _alternatives(probs[i], labels, int(ids[i])):
+                trial = list(codes_of(members))
+                trial[pos] = labels[k]
+                if _verdict(tuple(trial), rules).valid:
+                    loss = _log(float(probs[i][ids[i]])) - _log(p)
+                    if best is None or loss < best[0]:
+                        best = (loss, pos, k)
+        if best is not None:
+            _, pos, k = best
+            i = members[pos]
+            was = labels[ids[i]]
+            ids[i] = k
+            rereads[i] = (was, labels[k])
+            warnings.append(
+                f"tile {i} read as {labels[k]}, not {was}: {was} breaks its set "
+                f"({' '.join(codes_of(members))} is valid with {labels[k]})"
+            )
+
+    # 3. More copies of a tile than the edition has: re-read the cheapest copy.
+    for _round in range(8):
+        problems = copy_problems([_tile(labels[k]) for k in ids], rules)
+        if not problems:
+            break
+        changed = _fix_copies(ids, probs, labels, sets, rules, rereads, warnings)
+        if not changed:
+            for problem in problems:
+                warnings.append(f"impossible count: {problem} (misread tiles, or another box)")
+            break
+
+    # 4. Doubt settled by the rules, or not.
+    set_of = {i: members for members in sets for i in members}
+    for i in range(n):
+        members = set_of.get(i)
+        if members is None:
+            continue
+        settled = _settled_by_rules(i, members, ids, probs, labels, rules)
+        if i in rereads:
+            uncertain[i] = not settled
+        elif uncertain[i] and settled:
+            uncertain[i] = False
+
+    out = TileDetections(
+        corners=detections.corners,
+        detector_scores=detections.detector_scores,
+        class_probs=detections.class_probs,
+        class_ids=ids,
+        labels=labels,
+        uncertain=uncertain,
+    )
+    loose = sorted(layout.loose)
+    verdicts = [_verdict(codes_of(members), rules) for members in sets]
+    table_valid = all(v.valid for v in verdicts) and not loose
+    if loose:
+        warnings.append(
+            f"{len(loose)} loose tile(s) in no set: ids {', '.join(map(str, loose))}"
+        )
+    doubtful = [i for i in range(n) if uncertain[i]]
+    if doubtful:
+        warnings.append(
+            f"{len(doubtful)} tile(s) still uncertain after the rules: "
+            f"ids {', '.join(map(str, doubtful))}"
+        )
+    suggestion = None
+    if suggest and not table_valid:
+        arranged = arrange([_tile(labels[k]) for k in ids], rules)
+        if arranged:
+            suggestion = [[t.code() for t in s] for s in arranged]
+    return TableReading(out, sets, loose, verdicts, table_valid, suggestion, warnings, rereads)
+
+
+def _split_line(members: list[int], gaps: list[float], codes_of, rules) -> list[list[int]]:
+    """`members` as one set, or split at its widest gap when both parts are valid sets."""
+    if len(members) < 6 or _verdict(codes_of(members), rules).valid:
+        return [members]
+    k = int(np.argmax(gaps))
+    if gaps[k] < SPLIT_MIN_GAP or k + 1 < 3 or len(members) - (k + 1) < 3:
+        return [members]
+    left, right = members[: k + 1], members[k + 1 :]
+    if _verdict(codes_of(left), rules).valid and _verdict(codes_of(right), rules).valid:
+        return [left, right]
+    return [members]
+
+
+def _fix_copies(ids, probs, labels, sets, rules, rereads, warnings) -> bool:
+    """Re-read one copy of an over-counted tile; True when something changed."""
+    from collections import Counter
+
+    from referee import copy_problems
+
+    counts = Counter(labels[k] for k in ids)
+    limit = {code: (rules.jokers if code == "J" else rules.copies) for code in counts}
+    over = [code for code, c in counts.items() if c > limit[code]]
+    set_of = {i: members for members in sets for i in members}
+    best = None  # (loss, tile, class id)
+    for code in over:
+        for i in np.nonzero([labels[k] == code for k in ids])[0]:
+            i = int(i)
+            for k, p in _alternatives(probs[i], labels, int(ids[i])):
+                alt = labels[k]
+                if counts.get(alt, 0) + 1 > (rules.jokers if alt == "J" else rules.copies):
+                    continue
+                members = set_of.get(i)
+                if members is not None:
+                    was_valid = _verdict(tuple(labels[ids[j]] for j in members), rules).valid
+                    trial = tuple(alt if j == i else labels[ids[j]] for j in members)
+                    if was_valid and not _verdict(trial, rules).valid:
+                        continue
+                loss = _log(float(probs[i][ids[i]])) - _log(p)
+                if best is None or loss < best[0]:
+                    best = (loss, i, k)
+    if best is None:
+        return False
+    _, i, k = best
+    was = labels[ids[i]]
+    ids[i] = k
+    rereads[i] = (rereads.get(i, (was,))[0], labels[k])
+    problem = copy_problems([_tile(was)] * counts[was], rules)
+    why = problem[0] if problem else f"too many {was}"
+    warnings.append(f"tile {i} read as {labels[k]}, not {was}: {why}")
+    return True
+
+
+def _settled_by_rules(i, members, ids, probs, labels, rules) -> bool:
+    """True when tile i's set is valid as read and no other plausible reading keeps it so."""
+    codes = [labels[ids[j]] for j in members]
+    if not _verdict(tuple(codes), rules).valid:
+        return False
+    pos = members.index(i)
+    for k in np.nonzero(probs[i] >= RESOLVED_MIN)[0]:
+        k = int(k)
+        if k == ids[i]:
+            continue
+        trial = list(codes)
+        trial[pos] = labels[k]
+        if _verdict(tuple(trial), rules).valid:
+            return False
+    return True

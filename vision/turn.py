@@ -1,0 +1,210 @@
+"""A turn judged from two photos of the table: BEFORE and AFTER.
+
+Tiles of the two photos are matched by place first and by reading second:
+
+1. The camera may have moved a little between the photos, so the tiles whose reading is
+   the same in both (and unique in each) give a similarity transform (RANSAC) from the
+   BEFORE photo to the AFTER one; with too few such tiles the photos are taken as aligned.
+2. A tile of BEFORE and one of AFTER that lie in the same place (within ~half a tile) are
+   the same tile when their readings agree, or when the camera was unsure enough that
+   they may (each gives the other's reading some probability): then both take the reading
+   the two photos together make most probable. Two identical tiles are told apart by
+   where they lie, so a second R5 laid next to the first is the new one.
+3. Tiles that moved (the table was rearranged) are matched by reading alone.
+What is left over in AFTER was played; what is left over in BEFORE left the table.
+
+Then both tables are judged (`vision.table.judge_table`) and the referee's `check_turn`
+says whether the turn was legal. Without a rack photo, the played tiles are assumed to
+have come from the player's rack.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.detections import TileDetections
+from vision.table import TableReading, judge_table
+
+SAME_PLACE = 0.6  # centres closer than this many tile heights: the same place
+UNSURE_SHARE = 0.05  # a reading the other photo gives at least this probability
+
+
+@dataclass
+class TurnReading:
+    before: TableReading
+    after: TableReading
+    verdict: object  # referee TurnVerdict
+    matches: list[tuple[int, int]] = field(default_factory=list)  # (before id, after id)
+    played: list[int] = field(default_factory=list)  # after ids new on the table
+    left: list[int] = field(default_factory=list)  # before ids gone from the table
+    moved: list[int] = field(default_factory=list)  # after ids matched by reading only
+    touched_sets: list[int] = field(default_factory=list)  # before set indexes changed
+    joker_missing: bool = False
+    first_meld: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        v = self.verdict
+        codes_a = self.after.detections.codes
+        codes_b = self.before.detections.codes
+        out = {
+            "legal": bool(v.legal),
+            "problems": list(v.problems),
+            "draw": int(getattr(v, "draw", 0)),
+            "played": [{"id": i, "code": codes_a[i]} for i in self.played],
+            "left_table": [{"id": i, "code": codes_b[i]} for i in self.left],
+            "joker_missing": bool(self.joker_missing),
+            "matches": [[int(b), int(a)] for b, a in self.matches],
+            "moved": [int(i) for i in self.moved],
+            "before": {"tiles": self.before.detections.to_json(), **self.before.to_json()},
+            "after": {"tiles": self.after.detections.to_json(), **self.after.to_json()},
+            "warnings": list(self.warnings),
+        }
+        if self.first_meld:
+            out["initial_meld_total"] = v.initial_meld_total
+            out["table_sets_touched"] = [
+                [codes_b[i] for i in self.before.sets[k]] for k in self.touched_sets
+            ]
+        return out
+
+
+# ----------------------------------------------------------------------------- matching
+def _tile_size(d: TileDetections) -> float:
+    if not len(d):
+        return 1.0
+    q = d.corners
+    return float(np.median(np.linalg.norm(q[:, 3] - q[:, 0], axis=1)))
+
+
+def _align(before: TileDetections, after: TileDetections) -> np.ndarray:
+    """2x3 similarity transform from BEFORE photo pixels to AFTER photo pixels."""
+    import cv2
+
+    identity = np.array([[1, 0, 0], [0, 1, 0]], np.float64)
+    cb, ca = before.codes, after.codes
+    count_b, count_a = Counter(cb), Counter(ca)
+    pairs = [(i, ca.index(code)) for i, code in enumerate(cb)
+             if count_b[code] == 1 and count_a[code] == 1]
+    if len(pairs) < 3:
+        return identity
+    src = before.centers[[i for i, _ in pairs]].astype(np.float32)
+    dst = after.centers[[j for _, j in pairs]].astype(np.float32)
+    m, inliers = cv2.estimateAffinePartial2D(
+        src, dst, method=cv2.RANSAC, ransacReprojThreshold=0.4 * _tile_size(after)
+    )
+    if m is None or inliers is None or int(inliers.sum()) < 3:
+        return identity
+    return m.astype(np.float64)
+
+
+def match_tiles(before: TileDetections, after: TileDetections):
+    """(matches [(before id, after id)], moved after ids, combined probs per match)."""
+    nb, na = len(before), len(after)
+    if nb == 0 or na == 0:
+        return [], [], {}
+    m = _align(before, after)
+    cb = before.centers @ m[:, :2].T + m[:, 2]
+    ca = after.centers
+    size = (_tile_size(before) * float(np.sqrt(abs(np.linalg.det(m[:, :2])))) + _tile_size(after)) / 2
+    dist = np.linalg.norm(cb[:, None, :] - ca[None, :, :], axis=2) / max(size, 1e-9)
+    pb, pa = before.class_probs, after.class_probs
+    ib, ia = before.class_ids, after.class_ids
+    same = ib[:, None] == ia[None, :]
+    # Each photo gives the other's reading some probability: maybe the same tile, misread.
+    maybe = (pb[:, ia] >= UNSURE_SHARE) | (pa[:, ib].T >= UNSURE_SHARE)
+    used_b, used_a = set(), set()
+    matches, combined = [], {}
+    for allowed in (same, maybe & ~same):
+        cand = np.argwhere(allowed & (dist < SAME_PLACE))
+        order = np.argsort(dist[cand[:, 0], cand[:, 1]]) if len(cand) else []
+        for k in order:
+            b, a = (int(x) for x in cand[k])
+            if b in used_b or a in used_a:
+                continue
+            used_b.add(b)
+            used_a.add(a)
+            matches.append((b, a))
+            joint = pb[b] * pa[a]
+            if joint.sum() > 0:
+                combined[(b, a)] = joint / joint.sum()
+    # Moved tiles: same reading, any place (nearest first).
+    moved = []
+    cand = np.argwhere(same)
+    order = np.argsort(dist[cand[:, 0], cand[:, 1]]) if len(cand) else []
+    for k in order:
+        b, a = (int(x) for x in cand[k])
+        if b in used_b or a in used_a:
+            continue
+        used_b.add(b)
+        used_a.add(a)
+        matches.append((b, a))
+        moved.append(a)
+    return sorted(matches), sorted(moved), combined
+
+
+def _with_probs(d: TileDetections, rows: dict[int, np.ndarray]) -> TileDetections:
+    if not rows:
+        return d
+    probs = d.class_probs.copy()
+    ids = d.class_ids.copy()
+    uncertain = d.uncertain.copy()
+    for i, p in rows.items():
+        probs[i] = p
+        ids[i] = int(np.argmax(p))
+        uncertain[i] = bool(uncertain[i] and p.max() < 0.6)
+    return TileDetections(d.corners, d.detector_scores, probs, ids, d.labels, uncertain)
+
+
+# ----------------------------------------------------------------------------- judging
+def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
+               rack: TileDetections | list | None = None, first_meld: bool = False) -> TurnReading:
+    """The referee's turn check from the tiles of a BEFORE and an AFTER photo.
+
+    `rack` is the player's rack before the turn (detections of a rack photo, or a list of
+    referee Tiles); None means the played tiles are taken to come from the rack.
+    """
+    from referee import DEFAULT_RULES, Tile, check_turn
+
+    rules = rules or DEFAULT_RULES
+    matches, moved, combined = match_tiles(before, after)
+    before = _with_probs(before, {b: p for (b, _a), p in combined.items()})
+    after = _with_probs(after, {a: p for (_b, a), p in combined.items()})
+    table_b = judge_table(before, rules, suggest=False)
+    table_a = judge_table(after, rules)
+    # The rules may re-read a matched tile in one photo: keep the pair agreeing.
+    warnings = []
+    codes_b, codes_a = table_b.detections.codes, table_a.detections.codes
+    for b, a in matches:
+        if codes_b[b] != codes_a[a]:
+            warnings.append(f"tile {a} reads {codes_a[a]} after but {codes_b[b]} before")
+    matched_b = {b for b, _ in matches}
+    matched_a = {a for _, a in matches}
+    played = [a for a in range(len(after)) if a not in matched_a]
+    left = [b for b in range(len(before)) if b not in matched_b]
+
+    def table_of(reading: TableReading):
+        codes = reading.detections.codes
+        sets = [[Tile.from_code(codes[i]) for i in s] for s in reading.sets]
+        sets += [[Tile.from_code(codes[i])] for i in reading.loose]
+        return sets
+
+    if rack is None:
+        rack_tiles = [Tile.from_code(codes_a[a]) for a in played]
+    elif isinstance(rack, TileDetections):
+        rack_tiles = [Tile.from_code(c) for c in rack.codes]
+    else:
+        rack_tiles = list(rack)
+    verdict = check_turn(table_of(table_b), table_of(table_a), rack_tiles,
+                         not first_meld, rules)
+    after_of = dict(matches)
+    after_sets = {tuple(sorted(s)) for s in table_a.sets}
+    touched = [k for k, s in enumerate(table_b.sets)
+               if tuple(sorted(after_of.get(b, -1) for b in s)) not in after_sets]
+    joker_missing = any(t.is_joker for t in verdict.left_table)
+    if rack is None:
+        warnings.append("no rack photo: the played tiles are taken to come from the rack")
+    return TurnReading(table_b, table_a, verdict, matches, played, left, moved, touched,
+                       joker_missing, first_meld, warnings)
