@@ -43,18 +43,18 @@ def ink_row_centre(crops: np.ndarray) -> np.ndarray:
 
 
 def jitter_quads(rng: np.random.Generator, quads: np.ndarray, strength: float = 1.0,
-                 heavy: float = 0.0):
+                 heavy: float = 0.0, heavy_max: float = 4.0):
     """Mimic detector error: corner noise, shift, scale, small rotation (upright order kept).
 
     At strength 1: rotation sd 2 degrees, scale sd 3.5 %, shift sd 3 % and per-corner sd
     2.2 % of the tile's width. A share `heavy` of the tiles gets a strength drawn from
-    1.5..4 instead (a rough detector: up to ~8 degrees sd, ~14 % scale sd).
+    1.5..`heavy_max` instead (a rough detector; at 4: ~8 degrees sd, ~14 % scale sd).
     """
     quads = np.asarray(quads, np.float32)
     out = np.empty_like(quads)
     for i, q in enumerate(quads):
         if heavy and rng.random() < heavy:
-            strength_i = rng.uniform(1.5, 4.0)
+            strength_i = rng.uniform(1.5, heavy_max)
         else:
             strength_i = strength
         out[i] = _jitter_one(rng, q, strength_i)
@@ -107,7 +107,8 @@ def upright_real(split: str, size, flips: dict | None = None):
 
 
 def real_crops(split: str, size, copies: int, seed: int, strength: float = 1.0,
-               heavy: float = 0.0, flips: dict | None = None, log=print):
+               heavy: float = 0.0, heavy_max: float = 4.0, flips: dict | None = None,
+               log=print):
     """`copies` jittered crops per real tile (first copy unjittered), random 180 turns."""
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
@@ -117,7 +118,7 @@ def real_crops(split: str, size, copies: int, seed: int, strength: float = 1.0,
         sel = np.nonzero(owner == pi)[0]
         image = photo.read()
         for k in range(copies):
-            q = quads[sel] if k == 0 else jitter_quads(rng, quads[sel], strength, heavy)
+            q = quads[sel] if k == 0 else jitter_quads(rng, quads[sel], strength, heavy, heavy_max)
             down = rng.random(len(sel)) < 0.5
             q = np.where(down[:, None, None], rotate_quad_180(q), q)
             xs.append(rectify_tiles(image, q, size))
@@ -129,7 +130,8 @@ def real_crops(split: str, size, copies: int, seed: int, strength: float = 1.0,
 
 
 def synthetic_crops(n: int, size, seed: int, copies: int = 2, deadline: float | None = None,
-                    strength: float = 1.0, heavy: float = 0.0, log=print):
+                    strength: float = 1.0, heavy: float = 0.0, heavy_max: float = 4.0,
+                    log=print):
     """About `n` crops cut from rendered scenes (stops early at `deadline`)."""
     from training.render import render_scene  # Pillow: training only
 
@@ -145,7 +147,7 @@ def synthetic_crops(n: int, size, seed: int, copies: int = 2, deadline: float | 
         codes = [c for c, _ in labels]
         quads = np.stack([q for _, q in labels])
         for _ in range(copies):
-            q = jitter_quads(rng, quads, strength, heavy)
+            q = jitter_quads(rng, quads, strength, heavy, heavy_max)
             down = rng.random(len(q)) < 0.5
             q = np.where(down[:, None, None], rotate_quad_180(q), q)
             xs.append(rectify_tiles(photo, q, size))

@@ -99,10 +99,12 @@ def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 
 def build_data(args, deadline_data: float):
     real_x, real_y = data.real_crops("train", SIZE, copies=args.real_copies, seed=args.seed,
-                                     strength=args.jitter, heavy=args.heavy)
+                                     strength=args.jitter, heavy=args.heavy,
+                                     heavy_max=args.heavy_max)
     n_syn = args.synthetic
     syn_x, syn_y = data.synthetic_crops(n_syn, SIZE, seed=args.seed + 1, deadline=deadline_data,
-                                        strength=args.jitter, heavy=args.heavy)
+                                        strength=args.jitter, heavy=args.heavy,
+                                        heavy_max=args.heavy_max)
     return real_x, real_y, syn_x, syn_y
 
 
@@ -160,7 +162,8 @@ def main(argv=None) -> int:
     p.add_argument("--jitter", type=float, default=1.0,
                    help="strength of the quad jitter that mimics detector error")
     p.add_argument("--heavy", type=float, default=0.5,
-                   help="share of crops with a heavy jitter (strength 1.5..4)")
+                   help="share of crops with a heavy jitter (strength 1.5..--heavy-max)")
+    p.add_argument("--heavy-max", type=float, default=4.0)
     args = p.parse_args(argv)
 
     t_start = time.perf_counter()

@@ -183,7 +183,7 @@ def export(model: Normalised, out_dir: Path, meta: dict):
         "kind": "centernet-oriented-tiles",
         "input": {
             "format": "float32 NCHW, BGR, 0..255 (normalised inside the graph)",
-            "long_side": meta.get("long_side", 640),
+            "long_side": meta.get("long_side", 512),
             "multiple": 32,
             "pad_value": [round(m * 255) for m in MEAN],
             "mean": list(MEAN),
@@ -195,7 +195,8 @@ def export(model: Normalised, out_dir: Path, meta: dict):
             "stride": STRIDE,
             "cell_centre": 0.5,
         },
-        "thresholds": {"score": meta.get("score", 0.3), "nms_centre": 0.8, "max_tiles": 400},
+        "thresholds": {"score": meta.get("score", 0.4), "nms_centre": 0.8, "max_tiles": 400},
+        "refine_angle": False,
         "labels": ["tile"],
         "training": {k: v for k, v in meta.items() if k not in ("long_side", "score")},
     }
