@@ -87,6 +87,23 @@ def test_reader_glues_detect_and_classify():
     assert unsure.uncertain.all()
 
 
+def test_a_find_no_class_claims_is_not_a_tile():
+    quads = [square(50, 50), square(150, 50)]
+    image = np.zeros((200, 300, 3), np.uint8)
+
+    class OneSure(FakeClassifier):
+        def classify(self, image, quads):
+            upright, probs = super().classify(image, quads)
+            probs[1] = 1 / len(TILE_CLASSES)  # a wood knot: every class equally unlikely
+            return upright, probs
+
+    kept = TileReader(FakeDetector(quads), OneSure(["R7", "J"]), reject_below=0.1).read(image)
+    assert kept.codes == ["R7"]
+    np.testing.assert_allclose(kept.corners[0][0], quads[0][2])
+    everything = TileReader(FakeDetector(quads), OneSure(["R7", "J"])).read(image)
+    assert len(everything) == 2
+
+
 def test_reader_no_tiles_and_bytes():
     reader = TileReader(FakeDetector(np.zeros((0, 4, 2))), FakeClassifier([]))
     ok, data = cv2.imencode(".jpg", np.full((60, 80, 3), 127, np.uint8))
@@ -212,3 +229,15 @@ def test_scan_photo_path_missing(tmp_path):
 
     with pytest.raises(PhotoError, match="nope.jpg"):
         read_photo(Path(tmp_path) / "nope.jpg")
+
+
+@needs_models
+def test_calibration_never_drops_a_true_training_tile(real_photos_dir):
+    from training.calibrate import calibrate
+    from training.real_data import load_split
+
+    photos = [p for p in load_split("train") if p.key in ("rummy-35", "rummy2-13", "rummy4-8")]
+    spec = calibrate(MODELS_DIR, photos)
+    assert spec["train_true_tiles"] >= sum(len(p.tiles) for p in photos) - 1
+    assert spec["train_true_tiles_dropped"] == 0
+    assert 0 < spec["reject_below"] < 1

@@ -175,6 +175,19 @@ def write_card(models_dir: Path, report: dict, *, command: str, wall_minutes: fl
         "uses) -> classifier (colour slot + number or joker, and the 180° turn) -> "
         "`TileDetections`. numpy, OpenCV and onnxruntime only.",
         "",
+    ]
+    pipeline_spec = _sidecar(models_dir, "pipeline")
+    if pipeline_spec:
+        lines += [
+            f"A detection is dropped as not a tile when detector score x best class probability "
+            f"< {pipeline_spec['reject_below']} (`pipeline.json`, chosen by "
+            f"`training/calibrate.py` on {pipeline_spec['chosen_on']}; on train/ it drops "
+            f"{pipeline_spec['train_false_finds_dropped']} of "
+            f"{pipeline_spec['train_false_finds']} false finds and "
+            f"{pipeline_spec['train_true_tiles_dropped']} true tiles).",
+            "",
+        ]
+    lines += [
         "## Metrics on `valid/`",
         "",
         "A detection matches a labelled tile when its centre lies inside the label's polygon "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import shutil
 import signal
@@ -226,6 +227,15 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copyfile(source, tmp)
             tmp.replace(args.out / source.name)
     bar.show("models written to " + str(args.out), force=True)
+    from training import calibrate
+    from training.real_data import load_split
+
+    bar.print("train_all: calibrating the not-a-tile threshold on train/ ...")
+    spec = calibrate.calibrate(args.out, load_split("train"))
+    (args.out / calibrate.PIPELINE_SPEC).write_text(json.dumps(spec, indent=1) + "\n")
+    bar.print(f"train_all: reject_below {spec['reject_below']} (train/: drops "
+              f"{spec['train_false_finds_dropped']} of {spec['train_false_finds']} false finds, "
+              f"{spec['train_true_tiles_dropped']} true tiles)")
     if args.no_eval:
         return 0
 

@@ -7,6 +7,7 @@ of the last call took in `last_timings` (seconds), which `bench/vision_bench.py`
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from vision.settings import MODELS_DIR
 # classifier's sidecar may override it with "uncertain_below").
 DEFAULT_UNCERTAIN_BELOW = 0.6
 MODEL_FILES = ("detector.onnx", "classifier.onnx")
+# Written by `training.calibrate`: how the two models' scores combine into "this is a tile".
+PIPELINE_SPEC = "pipeline.json"
 
 
 class ModelsMissing(FileNotFoundError):
@@ -33,9 +36,13 @@ def _missing_models(models_dir: Path) -> list[str]:
 class TileReader:
     """The whole photo pipeline with both models loaded once."""
 
-    def __init__(self, detector, classifier, *, uncertain_below: float | None = None) -> None:
+    def __init__(self, detector, classifier, *, uncertain_below: float | None = None,
+                 reject_below: float = 0.0) -> None:
         self.detector = detector
         self.classifier = classifier
+        # A detection whose detector score times best class probability is below this is
+        # not a tile (a knot in the wood reads as no tile in particular).
+        self.reject_below = float(reject_below)
         self.labels: tuple[str, ...] = tuple(getattr(classifier, "labels", None) or TILE_CLASSES)
         if uncertain_below is None:
             spec = getattr(classifier, "spec", None)
@@ -60,6 +67,9 @@ class TileReader:
         from vision.classify import TileClassifier
         from vision.detect import TileDetector
 
+        spec_path = models_dir / PIPELINE_SPEC
+        if spec_path.is_file() and "reject_below" not in kwargs:
+            kwargs["reject_below"] = float(json.loads(spec_path.read_text())["reject_below"])
         return cls(TileDetector.load(models_dir), TileClassifier.load(models_dir), **kwargs)
 
     # -- reading ---------------------------------------------------------------------------
@@ -77,12 +87,16 @@ class TileReader:
         upright, probs = self.classifier.classify(image_bgr, quads)
         timings["classify"] = time.perf_counter() - start
         probs = np.asarray(probs, np.float32)
+        scores = np.asarray(scores, np.float32).reshape(-1)
+        upright = np.asarray(upright, np.float32).reshape(-1, 4, 2)
+        keep = scores * probs.max(axis=1) >= self.reject_below
+        probs, scores, upright = probs[keep], scores[keep], upright[keep]
         class_ids = probs.argmax(axis=1).astype(np.int64)
         uncertain = probs.max(axis=1) < self.uncertain_below
         self.last_timings = timings
         return TileDetections(
-            corners=np.asarray(upright, np.float32).reshape(-1, 4, 2),
-            detector_scores=np.asarray(scores, np.float32).reshape(-1),
+            corners=upright,
+            detector_scores=scores,
             class_probs=probs,
             class_ids=class_ids,
             labels=self.labels,

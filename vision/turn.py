@@ -118,21 +118,22 @@ def match_tiles(before: TileDetections, after: TileDetections):
     used_b, used_a = set(), set()
     matches, combined = [], {}
     for allowed in (same, maybe & ~same):
-        cand = np.argwhere(allowed & (dist < SAME_PLACE))
-        order = np.argsort(dist[cand[:, 0], cand[:, 1]]) if len(cand) else []
-        for k in order:
-            b, a = (int(x) for x in cand[k])
-            if b in used_b or a in used_a:
-                continue
-            used_b.add(b)
-            used_a.add(a)
+        for b, a in _nearest_first(allowed & (dist < SAME_PLACE), dist, used_b, used_a):
             matches.append((b, a))
             joint = pb[b] * pa[a]
             if joint.sum() > 0:
                 combined[(b, a)] = joint / joint.sum()
     # Moved tiles: same reading, any place (nearest first).
     moved = []
-    cand = np.argwhere(same)
+    for b, a in _nearest_first(same, dist, used_b, used_a):
+        matches.append((b, a))
+        moved.append(a)
+    return sorted(matches), sorted(moved), combined
+
+
+def _nearest_first(allowed: np.ndarray, dist: np.ndarray, used_b: set, used_a: set):
+    """Greedy one-to-one pairs among the allowed ones, closest first; marks them used."""
+    cand = np.argwhere(allowed)
     order = np.argsort(dist[cand[:, 0], cand[:, 1]]) if len(cand) else []
     for k in order:
         b, a = (int(x) for x in cand[k])
@@ -140,9 +141,7 @@ def match_tiles(before: TileDetections, after: TileDetections):
             continue
         used_b.add(b)
         used_a.add(a)
-        matches.append((b, a))
-        moved.append(a)
-    return sorted(matches), sorted(moved), combined
+        yield b, a
 
 
 def _with_probs(d: TileDetections, rows: dict[int, np.ndarray]) -> TileDetections:

@@ -20,9 +20,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "scan",
         help="read every tile in photos (and judge the sets on the table)",
-        description="Read every tile in each photo: colour, number or joker, and its corners. "
-        "Sets on the table are judged with the edition's rules when the table "
-        "logic is available.",
+        description="Read every tile in each photo: colour, number or joker, and its corners; "
+        "group the tiles into sets and judge them with the edition's rules.",
     )
     parser.add_argument("photos", nargs="+", metavar="PHOTO", help="photo files (JPEG, PNG, ...)")
     parser.add_argument("--json", action="store_true", help="print one JSON array to stdout")
@@ -36,47 +35,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _rules_for(edition_name: str | None):
-    """The referee's rules for `--edition`, or None when the referee is not available."""
+    """The referee's rules for `--edition` (the standard rules when none is given)."""
     from app.cli import CommandError
+    from referee import DEFAULT_RULES, edition
 
+    if not edition_name:
+        return DEFAULT_RULES
     try:
-        import referee
-    except ImportError:
-        referee = None
-    if referee is None or not hasattr(referee, "edition"):
-        if edition_name:
-            raise CommandError(f"--edition {edition_name}: the referee's editions are not available")
-        return None
-    try:
-        if edition_name:
-            return referee.edition(edition_name)
-        default = getattr(referee, "DEFAULT_RULES", None)
-        return default if default is not None else referee.edition()
-    except (KeyError, ValueError) as error:
-        message = error.args[0] if error.args else error
-        raise CommandError(f"--edition {edition_name}: {message}") from None
-
-
-def _judge():
-    """`vision.table.judge_table`, or None while the table logic is not there."""
-    try:
-        from vision.table import judge_table
-    except ImportError:
-        return None
-    return judge_table
-
-
-def _warnings_for(detections, uncertain: bool = True) -> list[str]:
-    warnings = []
-    if len(detections) == 0:
-        warnings.append("no tiles found")
-    if not uncertain or not len(detections):
-        return warnings
-    uncertain = [int(i) for i in detections.uncertain.nonzero()[0]]
-    if uncertain:
-        ids = ", ".join(str(i) for i in uncertain)
-        warnings.append(f"{len(uncertain)} tile(s) read with low confidence: ids {ids}")
-    return warnings
+        return edition(edition_name)
+    except ValueError as error:
+        raise CommandError(f"--edition {edition_name}: {error}") from None
 
 
 def _unique_path(out_dir: Path, stem: str, used: set[str]) -> Path:
@@ -88,30 +56,24 @@ def _unique_path(out_dir: Path, stem: str, used: set[str]) -> Path:
     return out_dir / name
 
 
-def scan_photo(reader, path: str, *, rules=None, judge=None, annotator=None,
+def scan_photo(reader, path: str, *, rules, annotator=None,
                annotate_to: Path | None = None) -> dict:
     """Read one photo -> the scan JSON object. Raises vision.decode.PhotoError."""
     from vision.decode import read_photo
+    from vision.table import judge_table
 
     image = read_photo(path)
-    detections = reader.read(image)
+    table = judge_table(reader.read(image), rules)
+    detections = table.detections  # the rules may have re-read a tile
     result: dict = {
         "photo": str(path),
         "width": int(image.shape[1]),
         "height": int(image.shape[0]),
         "tiles": detections.to_json(),
     }
-    table = None
-    if judge is not None and rules is not None:
-        table = judge(detections, rules)
-        if table.detections is not None and table.detections is not detections:
-            detections = table.detections
-            result["tiles"] = detections.to_json()
-        result.update(table.to_json())
-    warnings = list(table.warnings or []) if table is not None else []
-    # the table logic reports uncertain tiles itself (after its re-reading)
-    warnings = _warnings_for(detections, uncertain=table is None) + warnings
-    result["warnings"] = warnings
+    result.update(table.to_json())
+    # The table logic reports uncertain tiles itself, after its re-reading.
+    result["warnings"] = ([] if len(detections) else ["no tiles found"]) + list(table.warnings)
     if annotator is not None and annotate_to is not None:
         import cv2
 
@@ -151,29 +113,18 @@ def _summary(result: dict) -> str:
     tiles = result["tiles"]
     codes = {t["id"]: _code(t) for t in tiles}
     lines = [f"{result['photo']} ({result['width']}x{result['height']}): {len(tiles)} tiles"]
-    if "sets" in result:
-        for number, item in enumerate(result["sets"], 1):
-            ids = item["tiles"] if isinstance(item, dict) else item
-            text = " ".join(codes.get(i, "?") for i in ids)
-            if isinstance(item, dict):
-                verdict = f"{item.get('kind') or ''} {item.get('value') or ''}".strip()
-                if item.get("valid"):
-                    status = f"ok ({verdict})" if verdict else "ok"
-                else:
-                    status = "INVALID: " + "; ".join(map(str, item.get("reasons") or []))
-            else:
-                status = ""
-            lines.append(f"  set {number}: {text}  {status}".rstrip())
-        loose = result.get("loose") or []
-        if loose:
-            lines.append("  loose: " + " ".join(codes.get(i, "?") for i in loose))
-        if "table_valid" in result:
-            lines.append(f"  table valid: {'yes' if result['table_valid'] else 'no'}")
-        if result.get("suggestion"):
-            lines.append("  suggestion: " + " | ".join(" ".join(s) for s in result["suggestion"]))
-    elif tiles:
-        lines.append("  " + " ".join(codes[t["id"]] + ("?" if t.get("uncertain") else "")
-                                     for t in tiles))
+    for number, item in enumerate(result["sets"], 1):
+        text = " ".join(codes[i] for i in item["tiles"])
+        if item["valid"]:
+            status = f"ok ({item['kind']} {item['value']})"
+        else:
+            status = "INVALID: " + "; ".join(item["reasons"])
+        lines.append(f"  set {number}: {text}  {status}")
+    if result["loose"]:
+        lines.append("  loose: " + " ".join(codes[i] for i in result["loose"]))
+    lines.append(f"  table valid: {'yes' if result['table_valid'] else 'no'}")
+    if result.get("suggestion"):
+        lines.append("  suggestion: " + " | ".join(" ".join(s) for s in result["suggestion"]))
     for warning in result.get("warnings", []):
         lines.append(f"  warning: {warning}")
     if result.get("annotated"):
@@ -195,7 +146,6 @@ def run_scan(args: argparse.Namespace) -> int:
     from vision.pipeline import ModelsMissing, TileReader
 
     rules = _rules_for(args.edition)
-    judge = _judge() if rules is not None else None
     try:
         reader = TileReader.load(args.models)
     except ModelsMissing as error:
@@ -214,7 +164,7 @@ def run_scan(args: argparse.Namespace) -> int:
     for photo in args.photos:
         target = _unique_path(args.annotate, Path(photo).stem, used) if annotator else None
         try:
-            result = scan_photo(reader, photo, rules=rules, judge=judge, annotator=annotator,
+            result = scan_photo(reader, photo, rules=rules, annotator=annotator,
                                 annotate_to=target)
         except PhotoError as error:
             message = str(error)
