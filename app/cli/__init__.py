@@ -16,6 +16,18 @@ class CommandError(Exception):
     """A problem with what the user asked for: printed as one line, exit status 2."""
 
 
+def rules_for_edition(name: str | None):
+    """The referee's rules for `--edition NAME` (the standard rules when none is given)."""
+    from referee import DEFAULT_RULES, edition
+
+    if not name:
+        return DEFAULT_RULES
+    try:
+        return edition(name)
+    except ValueError as error:
+        raise CommandError(f"--edition {name}: {error}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rummikub",

@@ -74,14 +74,9 @@ def _error(message: str):
 
 
 def _rules(name: str | None):
-    from referee import DEFAULT_RULES, edition
+    from app.cli import rules_for_edition
 
-    if not name:
-        return DEFAULT_RULES
-    try:
-        return edition(name)
-    except ValueError as error:
-        raise _error(f"--edition: {error}") from None
+    return rules_for_edition(name)
 
 
 def _players(text: str) -> list[str]:

@@ -34,18 +34,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run_scan)
 
 
-def _rules_for(edition_name: str | None):
-    """The referee's rules for `--edition` (the standard rules when none is given)."""
-    from app.cli import CommandError
-    from referee import DEFAULT_RULES, edition
-
-    if not edition_name:
-        return DEFAULT_RULES
-    try:
-        return edition(edition_name)
-    except ValueError as error:
-        raise CommandError(f"--edition {edition_name}: {error}") from None
-
 
 def _unique_path(out_dir: Path, stem: str, used: set[str]) -> Path:
     name, n = f"{stem}.jpg", 1
@@ -141,11 +129,11 @@ def _code(tile: dict) -> str:
 
 
 def run_scan(args: argparse.Namespace) -> int:
-    from app.cli import CommandError
+    from app.cli import CommandError, rules_for_edition
     from vision.decode import PhotoError
     from vision.pipeline import ModelsMissing, TileReader
 
-    rules = _rules_for(args.edition)
+    rules = rules_for_edition(args.edition)
     try:
         reader = TileReader.load(args.models)
     except ModelsMissing as error:
