@@ -29,6 +29,7 @@ import numpy as np
 from vision.settings import REPO_ROOT
 
 TRUTH_FILE = REPO_ROOT / "bench" / "valid_sets.json"
+RENDERED_SEEDS = 30_000  # first seed of the rendered photos read end to end
 
 
 def _pct(a: int, b: int) -> str:
@@ -166,8 +167,11 @@ def rendered_end_to_end(n: int, reader, rules) -> None:
     from vision.table import judge_table
 
     found = total = whole = grouped_whole = 0
+    missed = extra = misread = 0
+    wrong_tables = []
     for seed in range(n):
-        rng = np.random.default_rng(20_000 + seed)
+        # Seeds from 30,000: the layout's tolerances were tuned on tables 20,000-20,149.
+        rng = np.random.default_rng(RENDERED_SEEDS + seed)
         t = synth_table(rng, flip_p=0.0)
         image = render_table(rng, t)
         ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
@@ -184,16 +188,23 @@ def rendered_end_to_end(n: int, reader, rules) -> None:
         found, total = found + f, total + len(t.sets)
         grouped_whole += w
         whole += w and reads_right
+        missed += len(t.codes) - len(d2l)
+        extra += len(reading.detections) - len(d2l)
+        misread += sum(codes[d] != t.codes[k] for d, k in d2l.items())
+        if f < len(t.sets):
+            wrong_tables.append(RENDERED_SEEDS + seed)
     print(f"rendered tables end to end ({n} photos, models):")
     print(f"  sets grouped exactly right: {_pct(found, total)}   (target >= 99 %)")
     print(f"  tables grouped entirely right: {_pct(grouped_whole, n)}")
     print(f"  tables whose whole state is right (every tile read right too): {_pct(whole, n)}")
+    print(f"  recognition: {missed} tile(s) missed, {extra} false find(s), {misread} misread; "
+          f"tables with a set wrong (seeds): {wrong_tables}")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rendered", type=int, default=200, help="synthetic tables (geometry)")
-    parser.add_argument("--rendered-photos", type=int, default=20,
+    parser.add_argument("--rendered-photos", type=int, default=100,
                         help="rendered table photos read end to end (needs models and Pillow)")
     parser.add_argument("--models", default=None, help="models folder (default: models/)")
     args = parser.parse_args(argv)

@@ -3,7 +3,8 @@
 `synth_table(rng)` lays runs and groups (jokers, touching sets, rotated sets, columns,
 oblique views, loose tiles, a few upside-down tiles) on a table plane, photographs it
 with a perspective camera and adds corner noise like a detector's. It returns the tiles'
-codes, their upright corners in photo pixels, and the true sets in reading order.
+codes (drawn from one box: never more copies than a box holds), their upright corners
+in photo pixels, and the true sets in reading order.
 
 `render_table(rng, table)` paints such a table into a photo with the training renderer's
 tile faces, surfaces and photo effects (needs Pillow, i.e. the `train` extra), so the
@@ -15,6 +16,7 @@ Numpy and OpenCV only (rendering aside): used by tests and by `bench/eval_table.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,8 +48,33 @@ def tile_corners(centre, angle: float, w: float, h: float) -> np.ndarray:
                      c + r * w / 2 + d * h / 2, c - r * w / 2 + d * h / 2])
 
 
-def random_set(rng: np.random.Generator, *, joker_p: float = 0.2, invalid_p: float = 0.1):
-    """Tile codes of a run or group as laid (mostly valid; sometimes broken)."""
+def full_box() -> Counter:
+    """The tiles of one standard box: two of each colour and number, two jokers."""
+    box = Counter({f"{c}{k}": 2 for c in "KRBO" for k in range(1, 14)})
+    box["J"] = 2
+    return box
+
+
+def random_set(rng: np.random.Generator, *, joker_p: float = 0.2, invalid_p: float = 0.1,
+               box: Counter | None = None):
+    """Tile codes of a run or group as laid (mostly valid; sometimes broken).
+
+    With `box`, the set is drawn from the tiles still in it (and taken out of it), so a
+    table never shows more copies of a tile than one box holds; None when no set drawn
+    in a few tries fits.
+    """
+    for _try in range(50):
+        codes = _draw_set(rng, joker_p, invalid_p)
+        if box is None:
+            return codes
+        need = Counter(codes)
+        if all(box[c] >= k for c, k in need.items()):
+            box.subtract(need)
+            return codes
+    return None
+
+
+def _draw_set(rng: np.random.Generator, joker_p: float, invalid_p: float) -> list[str]:
     if rng.random() < 0.55:
         color = "KRBO"[rng.integers(4)]
         n = int(rng.integers(3, 8))
@@ -158,9 +185,13 @@ def synth_table(
                     return False
         return True
 
+    box = full_box()
     for _ in range(n_sets):
-        set_codes = random_set(rng)
+        set_codes = random_set(rng, box=box)
+        if set_codes is None:
+            break
         if rng.random() < pair_p:
+            box.update(set_codes[2:])
             set_codes = set_codes[:2]
         n = len(set_codes)
         for _try in range(40):
@@ -179,7 +210,11 @@ def synth_table(
                 codes.extend(set_codes)
                 sets.append(list(range(first, first + n)))
                 break
+        else:
+            box.update(set_codes)  # no room for it: its tiles stay in the box
     for _ in range(n_loose):
+        if not +box:
+            break
         for _try in range(40):
             ang = float(rng.uniform(0, 2 * math.pi))
             q = tile_corners((rng.uniform(-kx, width + kx), rng.uniform(-kx * 0.7, height)), ang,
@@ -187,7 +222,9 @@ def synth_table(
             if free([q], (set_clearance, set_clearance * ASPECT)):
                 loose.append(len(plane))
                 plane.append(q)
-                codes.append(random_set(rng)[0])
+                code = str(rng.choice(sorted(+box)))
+                box[code] -= 1
+                codes.append(code)
                 break
 
     plane_q = np.array(plane, np.float64).reshape(-1, 4, 2)
@@ -228,12 +265,17 @@ def render_table(rng: np.random.Generator, table: SynthTable) -> np.ndarray:
     from training import render as R
 
     w, h = table.width, table.height
-    # The camera sees a trapezoid of the plane reaching beyond the photo's rectangle.
-    pad = int(np.ceil(max(0.0, -float(table.plane_quads[..., 0].min(initial=0)),
-                          float(table.plane_quads[..., 0].max(initial=w)) - w,
-                          -float(table.plane_quads[..., 1].min(initial=0))))) + 8
-    canvas, _surface_name = R._surface(rng, h + pad, w + 2 * pad)
-    shift = np.array([pad, pad], np.float32)
+    # The canvas covers every point of the plane the camera sees (the photo's corners
+    # mapped back onto the plane) and every tile: were it smaller, the warp would fill
+    # the rest by reflection and mirror tiles into the photo that no label knows about.
+    seen = _project(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float64),
+                    np.linalg.inv(table.homography)).reshape(-1, 2)
+    pts = np.concatenate([seen, table.plane_quads.reshape(-1, 2)])
+    lo = np.floor(pts.min(axis=0)) - 8
+    hi = np.ceil(pts.max(axis=0)) + 8
+    cw, ch = (hi - lo).astype(int)
+    canvas, _surface_name = R._surface(rng, int(ch), int(cw))
+    shift = (-lo).astype(np.float32)
     edition = R.random_edition(rng)
     thick = np.array([rng.normal(0, 0.05), 1.0], np.float32)
     for i in sorted(range(len(table.codes)), key=lambda k: float(table.plane_quads[k][:, 1].mean())):
@@ -241,7 +283,7 @@ def render_table(rng: np.random.Generator, table: SynthTable) -> np.ndarray:
         tw = float(np.linalg.norm(q[1] - q[0]))
         face = R._face_for(table.codes[i], R.random_style(rng, table.codes[i], edition))
         R._draw_tile(canvas, face, q.astype(np.float32), thick * tw * edition["thick"])
-    to_canvas = np.array([[1, 0, pad], [0, 1, pad], [0, 0, 1]], np.float64)
+    to_canvas = np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]], np.float64)
     H = table.homography @ np.linalg.inv(to_canvas)
     photo = cv2.warpPerspective(canvas, H, (w, h), flags=cv2.INTER_LINEAR,
                                 borderMode=cv2.BORDER_REFLECT)

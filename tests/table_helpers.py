@@ -8,8 +8,10 @@ from vision.detections import TileDetections
 from vision.labels import TILE_CLASSES
 
 
-def detections_from(codes, quads, *, probs: dict[int, dict[str, float]] | None = None):
-    """Confident readings of `codes`; `probs[i]` overrides tile i's distribution."""
+def detections_from(codes, quads, *, probs: dict[int, dict[str, float]] | None = None,
+                    scores: dict[int, float] | None = None):
+    """Confident readings of `codes`; `probs[i]` overrides tile i's distribution, `scores[i]`
+    its detector score (1 otherwise)."""
     n = len(codes)
     p = np.full((n, len(TILE_CLASSES)), 1e-5, np.float32)
     for i, code in enumerate(codes):
@@ -19,7 +21,7 @@ def detections_from(codes, quads, *, probs: dict[int, dict[str, float]] | None =
     p /= p.sum(axis=1, keepdims=True)
     return TileDetections(
         corners=np.asarray(quads, np.float32).reshape(-1, 4, 2),
-        detector_scores=np.ones(n, np.float32),
+        detector_scores=np.array([(scores or {}).get(i, 1.0) for i in range(n)], np.float32),
         class_probs=p,
         class_ids=p.argmax(axis=1).astype(np.int64),
         uncertain=p.max(axis=1) < 0.6,

@@ -99,3 +99,28 @@ def test_valid_photos_sets_from_labels(real_photos_dir):
         total += len(item["sets"])
         assert sorted(layout.loose) == sorted(item["loose"]), key
     assert right / total >= 0.95
+
+
+def test_box_drawn_half_into_its_neighbour_still_joins_the_line():
+    # The detector sometimes shifts a box 0.45 tile widths into the next tile.
+    quads = row(["R1", "R2", "R3", "R4"])
+    quads[3] = quads[3] - np.array([0.45 * 40, 0.0])
+    assert group_lines(np.array(quads)).sets == [[0, 1, 2, 3]]
+
+
+def test_boxes_drawn_small_on_a_steep_view_still_join():
+    # Tiles 2 px apart whose boxes came out 30 % too narrow: a measured gap of 0.5 w.
+    quads = row(["K8", "K9", "K10", "K11"])
+    shrunk = [q.mean(axis=0) + (q - q.mean(axis=0)) * np.array([0.7, 1.0]) for q in quads]
+    assert group_lines(np.array(shrunk)).sets == [[0, 1, 2, 3]]
+
+
+@pytest.mark.parametrize(("gap_w", "is_set"), [(0.05, True), (0.22, True), (0.35, False)])
+def test_a_pair_is_a_set_only_when_its_tiles_touch(gap_w, is_set):
+    quads = row(["B4", "B5"], gap=gap_w * 40)
+    assert (group_lines(np.array(quads)).sets == [[0, 1]]) is is_set
+
+
+def test_sets_in_one_row_three_quarters_of_a_tile_apart_stay_apart():
+    quads = row(["R1", "R2", "R3"]) + row(["K5", "K6", "K7"], x=100 + 3 * 42 + 28)
+    assert group_lines(np.array(quads)).sets == [[0, 1, 2], [3, 4, 5]]

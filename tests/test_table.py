@@ -122,3 +122,39 @@ def test_rendered_table_all_valid_sets_are_valid(seed):
     assert sorted(map(tuple, reading.sets)) == sorted(map(tuple, table.sets))
     for ids, verdict in zip(reading.sets, reading.verdicts, strict=True):
         assert verdict.valid == check_set(parse_tiles(" ".join(table.codes[i] for i in ids))).valid
+
+
+def test_barely_seen_tile_at_the_end_of_a_run_is_left_out_of_it():
+    # A knot in the wood beside R8-R12, read as a joker that would make R13.
+    codes = ["R8", "R9", "R10", "R11", "R12", "J"]
+    reading = judge_table(detections_from(codes, row(codes), scores={5: 0.2}), RULES)
+    assert reading.sets == [[0, 1, 2, 3, 4]] and reading.verdicts[0].valid
+    assert reading.loose == [5] and reading.detections.uncertain[5]
+    assert not reading.table_valid  # a loose tile: the table is not called valid
+    assert any("tile 5" in w and "barely seen" in w for w in reading.warnings)
+
+
+def test_clearly_seen_tile_that_breaks_a_run_stays_and_the_run_is_invalid():
+    codes = ["R8", "R9", "R10", "R11", "R12", "K5"]
+    reading = judge_table(detections_from(codes, row(codes)), RULES)
+    assert reading.sets == [[0, 1, 2, 3, 4, 5]] and not reading.verdicts[0].valid
+
+
+def test_barely_seen_end_tile_stays_when_the_rest_is_no_valid_set():
+    codes = ["R8", "K9", "R10", "R11", "B4"]  # invalid with or without the end tile
+    reading = judge_table(detections_from(codes, row(codes), scores={4: 0.2}), RULES)
+    assert reading.sets == [[0, 1, 2, 3, 4]] and reading.loose == []
+
+
+def test_barely_seen_tile_inside_a_run_is_not_taken_out():
+    codes = ["R8", "R9", "R10", "R11"]
+    reading = judge_table(detections_from(codes, row(codes), scores={1: 0.2}), RULES)
+    assert reading.sets == [[0, 1, 2, 3]] and reading.table_valid
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_rendered_tables_hold_no_more_copies_than_a_box(seed):
+    from collections import Counter
+
+    counts = Counter(synth_table(np.random.default_rng(seed), n_sets=16).codes)
+    assert counts["J"] <= 2 and max(counts.values()) <= 2
