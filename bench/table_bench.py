@@ -5,6 +5,10 @@ rules-aware re-reading, verdicts and, for an invalid table, the solver's suggest
 54 tiles with the referee's caches cleared before each run, as for a new photo.
 Target: < 5 ms. Uses the labels of valid/rummy-36 (54 tiles in 16 sets) when the real
 photos are there, else a synthetic 54-tile table.
+
+A second part bounds the worst case: random draws of 54 and 80 tiles lying loose (so the
+table is invalid and the suggestion's search runs), median and slowest time, with the
+search capped at `vision.table.SUGGEST_MAX_STATES` as `scan` runs it, and uncapped.
 """
 
 from __future__ import annotations
@@ -87,6 +91,40 @@ def main() -> None:
         print(f"{label:<30} {ms:7.2f}  {len(reading.sets):>4}  {str(reading.table_valid):>5}  "
               f"{str(reading.suggestion is not None):>10}  {len(reading.warnings):>8}")
     print("target: < 5 ms")
+    worst_case(rules)
+
+
+def worst_case(rules, draws: int = 300) -> None:
+    import random
+
+    from vision import table as T
+
+    box = [t.code() for t in rules.all_tiles()]
+    cap = T.SUGGEST_MAX_STATES
+    print(f"worst case: {draws} random draws lying loose (all invalid, the suggestion's search "
+          f"runs), capped at {cap:,} states and uncapped")
+    print(f"{'tiles':>5} {'cap':>8} {'median ms':>10} {'max ms':>8}  gave up")
+    try:
+        for n in (54, 80):
+            for label, states in ((f"{cap:,}", cap), ("none", None)):
+                T.SUGGEST_MAX_STATES = states
+                rng = random.Random(3)  # the same draws with and without the cap
+                times, gave_up = [], 0
+                for _ in range(draws):
+                    codes = rng.sample(box, n)
+                    quads = [_loose_quad(k) for k in range(n)]  # every tile loose
+                    ms, reading = _time(_detections(codes, quads), rules, 1)
+                    times.append(ms)
+                    gave_up += any(w.startswith("no suggestion") for w in reading.warnings)
+                print(f"{n:>5} {label:>8} {statistics.median(times):10.2f} {max(times):8.2f}  "
+                      f"{gave_up}")
+    finally:
+        T.SUGGEST_MAX_STATES = cap
+
+
+def _loose_quad(k: int) -> np.ndarray:
+    x, y = 60 + 90 * (k % 12), 60 + 110 * (k // 12)
+    return np.array([[x, y], [x + 40, y], [x + 40, y + 55], [x, y + 55]], np.float32)
 
 
 if __name__ == "__main__":

@@ -22,16 +22,29 @@ from functools import cache
 from referee.editions import DEFAULT_RULES, Rules
 from referee.tiles import JOKER, Tile, parse_tiles
 
-__all__ = ["arrange"]
+__all__ = ["SearchBudgetExceeded", "arrange"]
 
 _TOP = 13
 
 
-def arrange(tiles: Iterable[Tile] | str, rules: Rules | None = None) -> list[list[Tile]] | None:
+class SearchBudgetExceeded(RuntimeError):
+    """`arrange` visited `max_states` search states without settling the question."""
+
+    def __init__(self, max_states: int) -> None:
+        super().__init__(f"no answer within {max_states} search states")
+        self.max_states = max_states
+
+
+def arrange(tiles: Iterable[Tile] | str, rules: Rules | None = None, *,
+            max_states: int | None = None) -> list[list[Tile]] | None:
     """Split `tiles` (a multiset, order ignored) into valid sets, or None if that is impossible.
 
     Every tile is used exactly once. More jokers than the edition has, or a colour it does
     not print, make it impossible. An empty table is arranged as no sets.
+
+    Proving a large table impossible can take long (seconds for some 100+ tile draws with
+    jokers); with `max_states` the search raises `SearchBudgetExceeded` after that many
+    states instead, so a caller on a deadline can say "no suggestion" and move on.
     """
     rules = rules or DEFAULT_RULES
     tiles = parse_tiles(tiles) if isinstance(tiles, str) else list(tiles)
@@ -51,13 +64,16 @@ def arrange(tiles: Iterable[Tile] | str, rules: Rules | None = None) -> list[lis
             counts[tile.number][slot[tile.color]] += 1
     if jokers == len(tiles) or jokers > rules.jokers:
         return None
-    plan = _Search(counts, jokers, ncolors, rules.group_max).run()
+    search = _Search(counts, jokers, ncolors, rules.group_max, max_states=max_states)
+    plan = search.run()
     if plan is None:
         return None
     sets = _build(plan, jokers, colors, rules.group_max)
     if sets is None:
         # Jokers were left over and every set was full: let the search place them itself.
-        plan = _Search(counts, jokers, ncolors, rules.group_max, exact=True).run()
+        left = None if max_states is None else max(max_states - search.states, 1)
+        plan = _Search(counts, jokers, ncolors, rules.group_max, exact=True,
+                       max_states=left).run()
         sets = None if plan is None else _build(plan, jokers, colors, rules.group_max)
     return sets
 
@@ -71,7 +87,9 @@ class _Search:
     case where the relaxed answer leaves jokers that no set has room for.
     """
 
-    def __init__(self, counts, jokers, ncolors, group_max, exact=False):
+    def __init__(self, counts, jokers, ncolors, group_max, exact=False, max_states=None):
+        self.max_states = max_states
+        self.states = 0
         self.counts = counts
         self.jokers = jokers
         self.ncolors = ncolors
@@ -95,6 +113,9 @@ class _Search:
         `number`; `used` the jokers spent so far."""
         if color == self.ncolors:
             return self._close_number(number, runs, groups, used)
+        self.states += 1
+        if self.max_states is not None and self.states > self.max_states:
+            raise SearchBudgetExceeded(self.max_states)
         if self.exact:
             key = (number, color, runs, tuple(sorted(groups)), used)
             if key in self.failed:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee import JOKER, Tile, arrange, check_set, edition, parse_tiles
+from referee import JOKER, SearchBudgetExceeded, Tile, arrange, check_set, edition, parse_tiles
 
 ORIGINAL = edition()
 SETTINGS = settings(max_examples=80, deadline=None)
@@ -52,6 +52,21 @@ def test_whole_boxes_of_every_edition_can_be_arranged():
     for rules in (edition("original"), edition("six-player"), edition("rummy")):
         tiles = rules.all_tiles()
         assert_is_arrangement_of(arrange(tiles, rules), tiles, rules)
+
+
+def test_a_search_budget_gives_up_loudly_instead_of_answering_wrong():
+    tiles = ORIGINAL.all_tiles()  # a whole box needs about a hundred search states
+    with pytest.raises(SearchBudgetExceeded, match="20 search states"):
+        arrange(tiles, max_states=20)
+    assert_is_arrangement_of(arrange(tiles, max_states=5_000), tiles)
+
+
+def test_a_budget_large_enough_changes_no_answer():
+    rng = random.Random(7)
+    box = ORIGINAL.all_tiles()
+    for _ in range(50):
+        tiles = rng.sample(box, 40)
+        assert (arrange(tiles, max_states=10**6) is None) == (arrange(tiles) is None)
 
 
 def test_a_spare_joker_is_placed_even_when_every_set_seems_full():

@@ -158,3 +158,14 @@ def test_rendered_tables_hold_no_more_copies_than_a_box(seed):
 
     counts = Counter(synth_table(np.random.default_rng(seed), n_sets=16).codes)
     assert counts["J"] <= 2 and max(counts.values()) <= 2
+
+
+def test_suggestion_search_gives_up_with_a_warning_not_a_hang(monkeypatch):
+    import vision.table
+
+    monkeypatch.setattr(vision.table, "SUGGEST_MAX_STATES", 3)
+    codes = ["R1", "R2", "B3", "R3", "K3", "O3"]  # arrangeable, but not as laid
+    quads = row(codes[:3]) + row(codes[3:], y=300)
+    reading = judge_table(detections_from(codes, quads), RULES)
+    assert not reading.table_valid and reading.suggestion is None
+    assert any("no suggestion" in w and "3 search states" in w for w in reading.warnings)

@@ -42,6 +42,10 @@ SPLIT_MIN_GAP = 0.15  # a line splits only at a gap at least this wide (tile wid
 # Detector score x best class probability: true tiles measure >= 0.59 on the real valid/
 # photos (7 of 5,431 below 0.3 on rendered tables), false finds 0.10-0.26.
 DOUBTFUL_BELOW = 0.3
+# The suggestion's search stops after this many states: a legal 106-tile table needs ~100,
+# the slowest random draws far more. `python -m bench.table_bench`: 80 loose random tiles
+# take at most ~47 ms capped (3 % give up) against ~115 ms uncapped.
+SUGGEST_MAX_STATES = 10_000
 
 
 @dataclass
@@ -116,7 +120,7 @@ def _log(p: float) -> float:
 def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
                 layout: Layout | None = None) -> TableReading:
     """Group, re-read with the rules, and judge the tiles of one table photo."""
-    from referee import DEFAULT_RULES, arrange, copy_problems
+    from referee import DEFAULT_RULES, SearchBudgetExceeded, arrange, copy_problems
 
     rules = rules or DEFAULT_RULES
     n = len(detections)
@@ -220,7 +224,13 @@ def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
         )
     suggestion = None
     if suggest and not table_valid:
-        arranged = arrange([_tile(labels[k]) for k in ids], rules)
+        try:
+            arranged = arrange([_tile(labels[k]) for k in ids], rules,
+                               max_states=SUGGEST_MAX_STATES)
+        except SearchBudgetExceeded as error:
+            arranged = None
+            warnings.append(f"no suggestion: the search for a valid arrangement gave up "
+                            f"({error})")
         if arranged:
             suggestion = [[t.code() for t in s] for s in arranged]
     return TableReading(out, sets, loose, verdicts, table_valid, suggestion, warnings, rereads)
