@@ -107,7 +107,10 @@ def check_turn(
                         f"draws {rules.empty_turn_draw}")
     # Every set at the end of the turn is valid and at least 3 tiles long (sections 2, 5).
     for number, verdict in enumerate(verdicts, 1):
-        if not verdict.valid:
+        if len(verdict.tiles) == 1:
+            problems.append(f"{_codes(verdict.tiles)} lies alone on the table: every tile "
+                            f"there must be part of a set of 3 or more")
+        elif not verdict.valid:
             problems.append(f"set {number} ({_codes(verdict.tiles) or 'empty'}) is invalid: "
                             f"{'; '.join(verdict.reasons)}")
     # More copies than the box holds means a misread somewhere.

@@ -87,6 +87,31 @@ def test_round_with_sheet(tmp_path, capsys):
     assert sheet.read_text().startswith("player,round 1,round 2,total")
 
 
+def test_a_sheet_that_cannot_be_written_is_one_clear_error(tmp_path, capsys):
+    argv = ["round", "-", "rack_cas.jpg", "--players", "Ann,Cas", "--winner", "Ann",
+            "--sheet", str(tmp_path / "no such folder" / "sheet.csv")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write the score sheet" in err
+
+
+def test_a_failed_write_leaves_the_old_sheet_whole(tmp_path, capsys, monkeypatch):
+    sheet = tmp_path / "sheet.csv"
+    argv = ["round", "-", "rack_cas.jpg", "--players", "Ann,Cas", "--winner", "Ann",
+            "--sheet", str(sheet)]
+    assert main(argv) == 0
+    before = sheet.read_text()
+
+    def disk_full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("os.fsync", disk_full)
+    assert main(argv) == 2
+    assert "No space left on device" in capsys.readouterr().err
+    assert sheet.read_text() == before  # round 1 intact, no half-written round 2
+    assert [p.name for p in tmp_path.iterdir()] == ["sheet.csv"]  # no temporary left
+
+
 def test_round_text_and_errors(capsys):
     assert main(["round", "-", "rack_cas.jpg", "--players", "Ann,Cas", "--winner", "Ann"]) == 0
     assert "Ann" in capsys.readouterr().out

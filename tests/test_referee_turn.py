@@ -105,6 +105,8 @@ def test_after_the_meld_a_player_may_rearrange_the_table_freely():
         (["K5 R5 B5 O5", "R6 R7 R8 R9"], "K1", "tiles not from the rack: R9"),
         # Section 9: a set of fewer than three tiles left on the table.
         (["K5 R5 B5 O5", "R6 R7", "R8 R9 R10"], "R9 R10", "set 2 (R6 R7) is invalid: too short"),
+        # ... or a tile left lying alone.
+        (["K5 R5 B5 O5", "R6 R7 R8", "K9"], "K9", "K9 lies alone on the table"),
         # A turn that lays nothing.
         (["K5 R5 B5 O5", "R6 R7 R8"], "R9", "laid nothing"),
         # Section 9: two tiles of one colour in a group.

@@ -206,6 +206,26 @@ def score_photo(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------------- round
+def _write_atomically(path, text: str) -> None:
+    """Replace `path` with `text` so a crash or full disk never leaves half a score sheet."""
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def run_round(args: argparse.Namespace) -> int:
     from referee import ScoreSheet, score_round
     from vision.rack import read_rack
@@ -243,7 +263,11 @@ def run_round(args: argparse.Namespace) -> int:
             sheet.add_round(result)
         except (ValueError, OSError) as error:
             raise _error(f"--sheet {args.sheet}: {error}") from None
-        args.sheet.write_text(sheet.to_csv())
+        try:
+            _write_atomically(args.sheet, sheet.to_csv())
+        except OSError as error:
+            raise _error(f"--sheet {args.sheet}: cannot write the score sheet "
+                         f"({error.strerror or error}); it is unchanged") from None
     if args.json:
         out = {
             "players": [
