@@ -30,6 +30,7 @@ from vision.settings import REPO_ROOT
 
 TRUTH_FILE = REPO_ROOT / "bench" / "valid_sets.json"
 RENDERED_SEEDS = 30_000  # first seed of the rendered photos read end to end
+TURN_SEEDS = 60_000  # first seed of the rendered turns
 
 
 def _pct(a: int, b: int) -> str:
@@ -201,11 +202,52 @@ def rendered_end_to_end(n: int, reader, rules) -> None:
           f"tables with a set wrong (seeds): {wrong_tables}")
 
 
+def rendered_turns(n: int, reader, rules) -> None:
+    """Turns photographed twice (`synth_turn`): is the referee's verdict the true one?"""
+    from collections import Counter
+
+    from bench.synth_tables import render_table, synth_turn
+    from referee import check_turn, parse_tiles
+    from vision.turn import judge_turn
+
+    def photo(rng, table):
+        ok, jpg = cv2.imencode(".jpg", render_table(rng, table), [cv2.IMWRITE_JPEG_QUALITY, 90])
+        return cv2.imdecode(jpg, cv2.IMREAD_COLOR)
+
+    played_right = verdict_right = all_right = 0
+    wrong = []
+    for seed in range(n):
+        rng = np.random.default_rng(TURN_SEEDS + seed)
+        turn = synth_turn(rng)
+        b, a = turn.before, turn.after
+        true_played = Counter(a.codes[i] for i in turn.played)
+        truth = check_turn([parse_tiles(" ".join(b.codes[i] for i in s)) for s in b.sets],
+                           [parse_tiles(" ".join(a.codes[i] for i in s)) for s in a.sets],
+                           parse_tiles(" ".join(true_played.elements())), True, rules)
+        reading = judge_turn(reader.read(photo(rng, b)), reader.read(photo(rng, a)), rules=rules)
+        codes = reading.after.detections.codes
+        got_played = Counter(codes[i] for i in reading.played)
+        p_ok = got_played == true_played and not reading.left
+        v_ok = bool(reading.verdict.legal) == bool(truth.legal)
+        played_right += p_ok
+        verdict_right += v_ok
+        all_right += p_ok and v_ok
+        if not (p_ok and v_ok):
+            wrong.append(TURN_SEEDS + seed)
+    print(f"rendered turns, two photos each, camera moved between them ({n} turns, models):")
+    print(f"  tiles played found exactly (and nothing taken off the table): "
+          f"{_pct(played_right, n)}")
+    print(f"  legal / not legal as the true turn: {_pct(verdict_right, n)}")
+    print(f"  both right: {_pct(all_right, n)}" + (f"   wrong (seeds): {wrong}" if wrong else ""))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rendered", type=int, default=200, help="synthetic tables (geometry)")
     parser.add_argument("--rendered-photos", type=int, default=100,
                         help="rendered table photos read end to end (needs models and Pillow)")
+    parser.add_argument("--turns", type=int, default=50,
+                        help="rendered turns (two photos each) judged end to end")
     parser.add_argument("--models", default=None, help="models folder (default: models/)")
     args = parser.parse_args(argv)
 
@@ -238,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
             print("rendered photos end to end: skipped (Pillow not installed: the train extra)")
         else:
             rendered_end_to_end(args.rendered_photos, reader, DEFAULT_RULES)
+            if args.turns:
+                rendered_turns(args.turns, reader, DEFAULT_RULES)
     return 0
 
 

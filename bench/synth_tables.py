@@ -246,6 +246,51 @@ def synth_table(
                       plane_q.astype(np.float32), H, flipped)
 
 
+@dataclass
+class SynthTurn:
+    """A turn photographed twice: `after` is `before` plus one set laid from the rack, seen
+    by a camera that moved a little between the photos."""
+
+    before: SynthTable
+    after: SynthTable
+    played: list[int]  # ids in `after` of the tiles laid this turn
+
+
+def synth_turn(rng: np.random.Generator, *, max_move: float = 0.03) -> SynthTurn:
+    """A table of 3-10 valid-or-not sets, then the same table with one more set laid.
+
+    Between the photos the camera turns up to 3 degrees, shifts up to `max_move` of the
+    photo's size and zooms 0.97-1.0, keeping every tile in the picture.
+    """
+    from dataclasses import replace
+
+    n_sets = int(rng.integers(3, 11))
+    after = synth_table(rng, n_sets=n_sets, n_loose=0, flip_p=0.0, pair_p=0.0)
+    last = after.sets[-1]
+    keep = [i for i in range(len(after.codes)) if i not in set(last)]
+    before = replace(after, codes=[after.codes[i] for i in keep], quads=after.quads[keep],
+                     sets=after.sets[:-1], loose=[], plane_quads=after.plane_quads[keep])
+    w, h = after.width, after.height
+    for _try in range(50):
+        a = math.radians(rng.uniform(-3, 3))
+        k = rng.uniform(0.97, 1.0)
+        t = rng.uniform(-max_move, max_move, 2) * (w, h)
+        c = np.array([w / 2, h / 2])
+        m = k * np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        move = np.eye(3)
+        move[:2, :2] = m
+        move[:2, 2] = c + t - m @ c
+        H = move @ after.homography
+        quads = _project(after.plane_quads, H)
+        if quads[..., 0].min() > 2 and quads[..., 1].min() > 2 and \
+                quads[..., 0].max() < w - 2 and quads[..., 1].max() < h - 2:
+            break
+    else:
+        H, quads = after.homography, _project(after.plane_quads, after.homography)
+    after = replace(after, quads=quads.astype(np.float32), homography=H)
+    return SynthTurn(before, after, list(last))
+
+
 def _project(quads: np.ndarray, H: np.ndarray) -> np.ndarray:
     import cv2
 

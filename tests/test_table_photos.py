@@ -57,3 +57,38 @@ def test_a_rendered_table_reads_as_its_tiles_in_reading_order(reader):
     assert {tuple(s) for s in table.sets} <= {tuple(s) for s in sets}
     read_codes = {tuple(codes[i] for i in s) for s in reading.sets}
     assert {tuple(table.codes[k] for k in s) for s in table.sets} <= read_codes
+
+
+def test_rendered_turns_are_judged_from_two_photos(reader):
+    from collections import Counter
+
+    from bench.eval_table import TURN_SEEDS
+    from bench.synth_tables import synth_turn
+    from vision.turn import judge_turn
+
+    def read(rng, table):
+        ok, jpg = cv2.imencode(".jpg", render_table(rng, table), [cv2.IMWRITE_JPEG_QUALITY, 90])
+        return reader.read(cv2.imdecode(jpg, cv2.IMREAD_COLOR))
+
+    for seed in range(TURN_SEEDS, TURN_SEEDS + 4):
+        rng = np.random.default_rng(seed)
+        turn = synth_turn(rng)
+        reading = judge_turn(read(rng, turn.before), read(rng, turn.after),
+                             rules=edition("original"))
+        codes = reading.after.detections.codes
+        assert Counter(codes[i] for i in reading.played) == \
+            Counter(turn.after.codes[i] for i in turn.played), seed
+        assert reading.left == [], seed
+
+
+def test_a_synthetic_turn_adds_one_set_and_keeps_every_tile_in_the_picture():
+    from bench.synth_tables import synth_turn
+
+    for seed in range(20):
+        turn = synth_turn(np.random.default_rng(seed))
+        b, a = turn.before, turn.after
+        assert a.codes[: len(b.codes)] == b.codes and a.sets[:-1] == b.sets
+        assert turn.played == a.sets[-1]
+        assert (a.quads >= 0).all() and (a.quads[..., 0] <= a.width).all()
+        assert (a.quads[..., 1] <= a.height).all()
+        assert not np.allclose(a.homography, b.homography)  # the camera moved

@@ -82,7 +82,7 @@ def test_misread_in_one_photo_is_settled_by_the_other():
     before = detections_from(codes, row(codes))
     # AFTER reads the 6 as a 9 with the 6 close behind; the place says it is the same tile.
     after = detections_from(["B5", "B9", "B7"], row(codes), probs={1: {"B9": 0.55, "B6": 0.4}})
-    matches, moved, combined = match_tiles(before, after)
+    matches, moved, combined, _misread = match_tiles(before, after)
     assert sorted(matches) == [(0, 0), (1, 1), (2, 2)] and moved == []
     turn = judge_turn(before, after, rules=RULES)
     assert turn.after.detections.codes == codes
@@ -99,3 +99,44 @@ def test_rearranged_table_tiles_are_matched_by_reading():
                       detections_from(after_codes, after_quads), rules=RULES, rack=rack)
     assert turn.verdict.legal, turn.verdict.problems
     assert turn.moved == [3] and sorted(turn.played) == [4, 5]
+
+
+def test_a_tile_read_confidently_differently_on_the_same_spot_is_one_tile_misread():
+    before_codes, before_quads = _table([(["R7", "R8", "R9"], (100, 100))])
+    after_codes, after_quads = _table([(["R7", "R8", "K9"], (100, 100)),
+                                       (["B1", "B2", "B3"], (100, 400))])
+    before = detections_from(before_codes, before_quads)
+    after = detections_from(after_codes, _moved(after_quads), probs={2: {"K9": 0.7, "B9": 0.3}})
+    turn = judge_turn(before, after, rules=RULES)
+    # Not "R9 left the table, K9 was played": one tile, misread in one photo; the surer
+    # photo's reading stands.
+    assert turn.left == [] and sorted(turn.played) == [3, 4, 5]
+    assert turn.after.detections.codes[2] == "R9" and turn.verdict.legal
+    assert any("same spot" in w and "R9" in w and "K9" in w for w in turn.warnings)
+    assert not before.uncertain.any()  # the caller's detections are not changed
+
+
+def test_a_joker_won_back_on_its_spot_is_not_taken_for_a_misread():
+    before_codes, before_quads = _table([(["R7", "J", "R9"], (100, 100))])
+    after_codes, after_quads = _table([(["R7", "R8", "R9"], (100, 100))])
+    turn = judge_turn(detections_from(before_codes, before_quads),
+                      detections_from(after_codes, after_quads), rules=RULES)
+    assert turn.joker_missing and turn.played == [1] and turn.left == [1]
+
+
+def test_a_barely_seen_lone_tile_in_one_photo_is_not_held_against_the_player():
+    before_codes, before_quads = _table([(["R7", "R8", "R9"], (100, 100))])
+    after_codes, after_quads = _table([(["R7", "R8", "R9"], (100, 100)),
+                                       (["B1", "B2", "B3"], (100, 400))])
+    after_codes.append("J")  # a knot in the wood, read as a joker
+    after_quads += row(["J"], x=600, y=600)
+    after = detections_from(after_codes, after_quads, scores={6: 0.15})
+    turn = judge_turn(detections_from(before_codes, before_quads), after, rules=RULES)
+    assert turn.verdict.legal, turn.verdict.problems
+    assert sorted(turn.played) == [3, 4, 5]
+    assert any("tile 6 (J?)" in w and "left out of the turn check" in w for w in turn.warnings)
+    # Clearly seen, the same lone tile is a real problem.
+    after = detections_from(after_codes, after_quads)
+    turn = judge_turn(detections_from(before_codes, before_quads), after, rules=RULES)
+    assert not turn.verdict.legal and 6 in turn.played
+    assert any("lies alone" in p for p in turn.verdict.problems)

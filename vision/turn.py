@@ -11,7 +11,14 @@ Tiles of the two photos are matched by place first and by reading second:
    the two photos together make most probable. Two identical tiles are told apart by
    where they lie, so a second R5 laid next to the first is the new one.
 3. Tiles that moved (the table was rearranged) are matched by reading alone.
-What is left over in AFTER was played; what is left over in BEFORE left the table.
+4. A numbered tile still unmatched that lies where an unmatched numbered tile lay before,
+   read differently with confidence, is taken as the same tile misread in one photo (said
+   in `warnings`, marked uncertain): a tile swapped for another on the very same spot
+   would have to leave the table, which never happens legally, while misreads do. A joker
+   and a numbered tile on one spot stay apart: that is a joker being won back.
+What is left over in AFTER was played; what is left over in BEFORE left the table. A
+left-over tile the camera barely saw (`vision.table.DOUBTFUL_BELOW`) lying alone is not
+held against the player: it is named in `warnings` and left out of the referee's check.
 
 Then both tables are judged (`vision.table.judge_table`) and the referee's `check_turn`
 says whether the turn was legal. Without a rack photo, the played tiles are assumed to
@@ -26,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.detections import TileDetections
-from vision.table import TableReading, judge_table
+from vision.table import DOUBTFUL_BELOW, TableReading, judge_table
 
 SAME_PLACE = 0.6  # centres closer than this many tile heights: the same place
 UNSURE_SHARE = 0.05  # a reading the other photo gives at least this probability
@@ -101,10 +108,11 @@ def _align(before: TileDetections, after: TileDetections) -> np.ndarray:
 
 
 def match_tiles(before: TileDetections, after: TileDetections):
-    """(matches [(before id, after id)], moved after ids, combined probs per match)."""
+    """(matches [(before id, after id)], moved after ids, combined probs per match,
+    pairs matched by place despite confident different readings)."""
     nb, na = len(before), len(after)
     if nb == 0 or na == 0:
-        return [], [], {}
+        return [], [], {}, []
     m = _align(before, after)
     cb = before.centers @ m[:, :2].T + m[:, 2]
     ca = after.centers
@@ -128,7 +136,24 @@ def match_tiles(before: TileDetections, after: TileDetections):
     for b, a in _nearest_first(same, dist, used_b, used_a):
         matches.append((b, a))
         moved.append(a)
-    return sorted(matches), sorted(moved), combined
+    # Left over on one spot, read differently: one tile misread in one photo.
+    joker = before.labels.index("J") if "J" in before.labels else -1
+    numbered = (ib[:, None] != joker) & (ia[None, :] != joker)
+    misread = []
+    for b, a in _nearest_first(numbered & (dist < SAME_PLACE), dist, used_b, used_a):
+        matches.append((b, a))
+        misread.append((b, a))
+        # The photo that was surer decides.
+        combined[(b, a)] = pb[b] if pb[b].max() >= pa[a].max() else pa[a]
+    return sorted(matches), sorted(moved), combined, misread
+
+
+def _ghosts(reading: TableReading, unmatched: list[int]) -> set[int]:
+    """Unmatched loose tiles the camera barely saw."""
+    d = reading.detections
+    confidence = d.detector_scores * d.class_probs.max(axis=1)
+    loose = set(reading.loose)
+    return {i for i in unmatched if i in loose and confidence[i] < DOUBTFUL_BELOW}
 
 
 def _nearest_first(allowed: np.ndarray, dist: np.ndarray, used_b: set, used_a: set):
@@ -144,8 +169,10 @@ def _nearest_first(allowed: np.ndarray, dist: np.ndarray, used_b: set, used_a: s
         yield b, a
 
 
-def _with_probs(d: TileDetections, rows: dict[int, np.ndarray]) -> TileDetections:
-    if not rows:
+def _with_probs(d: TileDetections, rows: dict[int, np.ndarray], doubt=()) -> TileDetections:
+    """A copy of `d` with the given rows of class probabilities, and tiles in `doubt`
+    marked uncertain."""
+    if not rows and not doubt:
         return d
     probs = d.class_probs.copy()
     ids = d.class_ids.copy()
@@ -154,6 +181,8 @@ def _with_probs(d: TileDetections, rows: dict[int, np.ndarray]) -> TileDetection
         probs[i] = p
         ids[i] = int(np.argmax(p))
         uncertain[i] = bool(uncertain[i] and p.max() < 0.6)
+    for i in doubt:
+        uncertain[i] = True
     return TileDetections(d.corners, d.detector_scores, probs, ids, d.labels, uncertain)
 
 
@@ -168,13 +197,18 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
     from referee import DEFAULT_RULES, Tile, check_turn
 
     rules = rules or DEFAULT_RULES
-    matches, moved, combined = match_tiles(before, after)
-    before = _with_probs(before, {b: p for (b, _a), p in combined.items()})
-    after = _with_probs(after, {a: p for (_b, a), p in combined.items()})
+    matches, moved, combined, misread = match_tiles(before, after)
+    was_b = [before.labels[k] for k in before.class_ids]
+    was_a = [after.labels[k] for k in after.class_ids]
+    before = _with_probs(before, {b: p for (b, _a), p in combined.items()},
+                         doubt={b for b, _a in misread})
+    after = _with_probs(after, {a: p for (_b, a), p in combined.items()},
+                        doubt={a for _b, a in misread})
     table_b = judge_table(before, rules, suggest=False)
     table_a = judge_table(after, rules)
+    warnings = [f"tile {a} read {was_a[a]} after but {was_b[b]} before on the same spot: "
+                f"taken as one tile, {after.codes[a]}; check it" for b, a in misread]
     # The rules may re-read a matched tile in one photo: keep the pair agreeing.
-    warnings = []
     codes_b, codes_a = table_b.detections.codes, table_a.detections.codes
     for b, a in matches:
         if codes_b[b] != codes_a[a]:
@@ -183,11 +217,21 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
     matched_a = {a for _, a in matches}
     played = [a for a in range(len(after)) if a not in matched_a]
     left = [b for b in range(len(before)) if b not in matched_b]
+    # A barely-seen loose tile in one photo only is more likely a knot than a tile.
+    ghosts_a = _ghosts(table_a, played)
+    ghosts_b = _ghosts(table_b, left)
+    for label, reading, ghosts in (("after", table_a, ghosts_a), ("before", table_b, ghosts_b)):
+        codes = reading.detections.codes
+        for i in ghosts:
+            warnings.append(f"tile {i} ({codes[i]}?) seen only in the {label} photo, barely and "
+                            f"alone: left out of the turn check; check the table there")
+    played = [a for a in played if a not in ghosts_a]
+    left = [b for b in left if b not in ghosts_b]
 
-    def table_of(reading: TableReading):
+    def table_of(reading: TableReading, ghosts):
         codes = reading.detections.codes
         sets = [[Tile.from_code(codes[i]) for i in s] for s in reading.sets]
-        sets += [[Tile.from_code(codes[i])] for i in reading.loose]
+        sets += [[Tile.from_code(codes[i])] for i in reading.loose if i not in ghosts]
         return sets
 
     if rack is None:
@@ -196,7 +240,7 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
         rack_tiles = [Tile.from_code(c) for c in rack.codes]
     else:
         rack_tiles = list(rack)
-    verdict = check_turn(table_of(table_b), table_of(table_a), rack_tiles,
+    verdict = check_turn(table_of(table_b, ghosts_b), table_of(table_a, ghosts_a), rack_tiles,
                          not first_meld, rules)
     after_of = dict(matches)
     after_sets = {tuple(sorted(s)) for s in table_a.sets}
