@@ -58,9 +58,15 @@ class TileClassifier:
 
     def predict_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(class probs (N, 53), probability that each crop shows its tile turned (N,))."""
+        probs, turned_probs = self.predict_joint(crops)
+        return probs, turned_probs.sum(axis=1)
+
+    def predict_joint(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(class probs (N, 53) over both orientations, the share of each class that says
+        the crop shows the tile turned round (N, 53))."""
         n_cls = len(self.labels)
         if len(crops) == 0:
-            return np.zeros((0, n_cls), np.float32), np.zeros(0, np.float32)
+            return np.zeros((0, n_cls), np.float32), np.zeros((0, n_cls), np.float32)
         x = to_tensor(crops, self.mean, self.std)
         logits = self.session.run(None, {self.input_name: x})[0].astype(np.float32)
         logits -= logits.max(axis=1, keepdims=True)
@@ -68,12 +74,21 @@ class TileClassifier:
         p /= p.sum(axis=1, keepdims=True)
         if p.shape[1] == 2 * n_cls:  # joint: class x (upright, turned)
             p = p.reshape(-1, 2, n_cls)
-            return p.sum(axis=1), p[:, 1].sum(axis=1)
-        return p, np.zeros(len(p), np.float32)
+            return p.sum(axis=1), p[:, 1]
+        return p, np.zeros_like(p)
 
     def classify(self, image_bgr: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(upright quads (N, 4, 2) float32, class probabilities (N, 53) float32)."""
+        upright, probs, _flip = self.classify_both_ways(image_bgr, quads)
+        return upright, probs
+
+    def classify_both_ways(self, image_bgr: np.ndarray, quads: np.ndarray):
+        """`classify`, plus (N, 53) the share of each class that says the tile lies turned
+        the other way round from the upright quad returned."""
         quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
-        probs, turned = self.predict_crops(self.crops(image_bgr, quads))
-        upright = np.where((turned > 0.5)[:, None, None], rotate_quad_180(quads), quads)
-        return upright.astype(np.float32), probs.astype(np.float32)
+        probs, turned_probs = self.predict_joint(self.crops(image_bgr, quads))
+        turned = turned_probs.sum(axis=1) > 0.5
+        upright = np.where(turned[:, None, None], rotate_quad_180(quads), quads)
+        # For a tile taken as turned, "the other way" is the crop's own upright half.
+        flip = np.where(turned[:, None], probs - turned_probs, turned_probs)
+        return upright.astype(np.float32), probs.astype(np.float32), flip.astype(np.float32)

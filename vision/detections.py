@@ -17,7 +17,11 @@ class TileDetections:
     top-left as its number reads upright. `class_probs[i]` holds the classifier's
     probabilities over `labels`; `class_ids` is the reading chosen (normally the argmax,
     but the referee may pick a more probable *consistent* reading). `confidence` is the
-    detector's score times the chosen reading's probability.
+    detector's score times the chosen reading's probability. `flip_probs[i]`, when the
+    classifier gives it, is the share of the probability that says "this class, but the
+    tile turned the other way round from `corners`" (so `class_probs - flip_probs` is the
+    share for the tile as it is drawn): what a rack, whose tiles all face one way, needs to
+    tell a 6 from a 9.
     """
 
     corners: np.ndarray  # (N, 4, 2) float32
@@ -26,13 +30,14 @@ class TileDetections:
     class_ids: np.ndarray  # (N,) int64
     labels: tuple[str, ...] = TILE_CLASSES
     uncertain: np.ndarray = field(default=None)  # (N,) bool
+    flip_probs: np.ndarray | None = None  # (N, C) float32, or None
 
     def __post_init__(self) -> None:
         n = len(self.corners)
         if self.uncertain is None:
             self.uncertain = np.zeros(n, dtype=bool)
-        for name in ("detector_scores", "class_probs", "class_ids", "uncertain"):
-            if len(getattr(self, name)) != n:
+        for name in ("detector_scores", "class_probs", "class_ids", "uncertain", "flip_probs"):
+            if getattr(self, name) is not None and len(getattr(self, name)) != n:
                 raise ValueError(f"{name} has {len(getattr(self, name))} rows, corners has {n}")
 
     @classmethod
@@ -59,6 +64,7 @@ class TileDetections:
             class_ids=self.class_ids[index],
             labels=self.labels,
             uncertain=self.uncertain[index],
+            flip_probs=None if self.flip_probs is None else self.flip_probs[index],
         )
 
     @property

@@ -84,13 +84,18 @@ class TileReader:
             self.last_timings = timings
             return TileDetections.empty(self.labels)
         start = time.perf_counter()
-        upright, probs = self.classifier.classify(image_bgr, quads)
+        both_ways = getattr(self.classifier, "classify_both_ways", None)
+        if both_ways is not None:
+            upright, probs, flip = both_ways(image_bgr, quads)
+        else:
+            (upright, probs), flip = self.classifier.classify(image_bgr, quads), None
         timings["classify"] = time.perf_counter() - start
         probs = np.asarray(probs, np.float32)
         scores = np.asarray(scores, np.float32).reshape(-1)
         upright = np.asarray(upright, np.float32).reshape(-1, 4, 2)
         keep = scores * probs.max(axis=1) >= self.reject_below
         probs, scores, upright = probs[keep], scores[keep], upright[keep]
+        flip = None if flip is None else np.asarray(flip, np.float32)[keep]
         class_ids = probs.argmax(axis=1).astype(np.int64)
         uncertain = probs.max(axis=1) < self.uncertain_below
         self.last_timings = timings
@@ -101,6 +106,7 @@ class TileReader:
             class_ids=class_ids,
             labels=self.labels,
             uncertain=uncertain,
+            flip_probs=flip,
         )
 
     def read_bytes(self, data: bytes) -> TileDetections:
