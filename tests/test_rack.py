@@ -111,3 +111,14 @@ def test_every_rack_photo_of_valid_is_totalled_right(real_photos_dir):
         photo = photos[key]
         want = rack_penalty([Tile.from_code(t.code) for t in photo.tiles], RULES)
         assert read_rack(reader.read(photo.read()), RULES).total == want, key
+
+
+@pytest.mark.parametrize("angle_deg", [-35, 0, 20, 180])
+def test_rows_follow_the_rack_when_the_photo_is_turned(angle_deg):
+    a = np.radians(angle_deg)
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    codes = ["R1", "R2", "R3", "R4", "R5", "K6", "K7", "K8"]
+    quads = row(codes[:5], x=100, y=100) + row(codes[5:], x=100, y=175)
+    turned = [(q - 300) @ turn.T + 300 for q in quads]
+    rack = read_rack(detections_from(codes, turned), RULES)
+    assert [[rack.detections.codes[i] for i in r] for r in rack.rows] == [codes[:5], codes[5:]]

@@ -47,21 +47,32 @@ class RackReading:
 
 
 def rows_of(detections: TileDetections) -> list[list[int]]:
-    """Tile ids in rows: a new row starts where the centres jump down by half a tile."""
+    """Tile ids in rows, top row first, each left to right, as the rack holder sees them.
+
+    "Down" is the tiles' own down axis (their mean), so a rack photographed at an angle
+    still splits into its rows; a new row starts where the centres jump down by half a tile.
+    """
     n = len(detections)
     if n == 0:
         return []
-    centres, _r, _d, _w, heights = tile_frames(detections.corners)
+    centres, right, down, _w, heights = tile_frames(detections.corners)
+    axis_down = down.sum(axis=0)
+    if np.linalg.norm(axis_down) < 0.5 * n:  # no common way up: use the photo's
+        axis_down = np.array([0.0, 1.0])
+    axis_down = axis_down / np.linalg.norm(axis_down)
+    axis_right = np.array([axis_down[1], -axis_down[0]])
+    depth = centres @ axis_down
+    along = centres @ axis_right
     step = 0.5 * float(np.median(heights))
-    order = np.argsort(centres[:, 1])
+    order = np.argsort(depth)
     rows, current = [], [int(order[0])]
     for i in order[1:]:
-        if centres[i, 1] - np.mean(centres[current, 1]) > step:
+        if depth[i] - np.mean(depth[current]) > step:
             rows.append(current)
             current = []
         current.append(int(i))
     rows.append(current)
-    return [sorted(row, key=lambda i: centres[i, 0]) for row in rows]
+    return [sorted(row, key=lambda i: along[i]) for row in rows]
 
 
 def read_rack(detections: TileDetections, rules=None) -> RackReading:
