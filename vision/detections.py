@@ -78,6 +78,13 @@ class TileDetections:
         return (self.detector_scores * chosen).astype(np.float32)
 
     @property
+    def tile_scores(self) -> np.ndarray:
+        """Detector score x best class probability: how surely each find is a tile at all,
+        whatever it reads (a knot in the wood scores low on both)."""
+        best = self.class_probs.max(axis=1) if len(self) else np.zeros(0)
+        return (self.detector_scores * best).astype(np.float32)
+
+    @property
     def centers(self) -> np.ndarray:
         return self.corners.mean(axis=1)
 

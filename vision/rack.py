@@ -4,8 +4,8 @@
 re-reads a tile read turned round against the rest of the rack when its reading the
 rack's way is plausible (the lip hides the foot of the face, which is what tells a 6 from
 a 9), re-reads a tile when the rack holds more copies than the edition has and another
-reading is plausible, and sums the penalty with the referee's `rack_penalty` (a joker 25 or 30 by
-edition). `start_order(detections, players)` reads the tiles drawn at the start, one per
+reading is plausible, and sums the penalty with the referee's `rack_penalty` (a joker 25
+or 30 by edition). `start_order(detections, players)` reads the tiles drawn at the start, one per
 player from left to right, and says who starts (RULES.md section 3).
 """
 
@@ -55,7 +55,7 @@ def rows_of(detections: TileDetections) -> list[list[int]]:
     n = len(detections)
     if n == 0:
         return []
-    centres, right, down, _w, heights = tile_frames(detections.corners)
+    centres, _right, down, _w, heights = tile_frames(detections.corners)
     axis_down = down.sum(axis=0)
     if np.linalg.norm(axis_down) < 0.5 * n:  # no common way up: use the photo's
         axis_down = np.array([0.0, 1.0])

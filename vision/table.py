@@ -141,7 +141,7 @@ def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
     #    end to end: split it where that makes valid sets.
     sets: list[list[int]] = []
     loose = list(layout.loose)
-    confidence = detections.detector_scores * probs.max(axis=1)
+    confidence = detections.tile_scores
     for members, gaps in zip(layout.sets, layout.gaps, strict=True):
         members, gaps, dropped = _drop_doubtful_ends(members, gaps, confidence, codes_of, rules)
         for i in dropped:

@@ -150,10 +150,9 @@ def match_tiles(before: TileDetections, after: TileDetections):
 
 def _ghosts(reading: TableReading, unmatched: list[int]) -> set[int]:
     """Unmatched loose tiles the camera barely saw."""
-    d = reading.detections
-    confidence = d.detector_scores * d.class_probs.max(axis=1)
+    scores = reading.detections.tile_scores
     loose = set(reading.loose)
-    return {i for i in unmatched if i in loose and confidence[i] < DOUBTFUL_BELOW}
+    return {i for i in unmatched if i in loose and scores[i] < DOUBTFUL_BELOW}
 
 
 def _nearest_first(allowed: np.ndarray, dist: np.ndarray, used_b: set, used_a: set):
