@@ -5,8 +5,8 @@ re-reads a tile read turned round against the rest of the rack when its reading 
 rack's way is plausible (the lip hides the foot of the face, which is what tells a 6 from
 a 9), re-reads a tile when the rack holds more copies than the edition has and another
 reading is plausible, and sums the penalty with the referee's `rack_penalty` (a joker 25
-or 30 by edition). `start_order(detections, players)` reads the tiles drawn at the start, one per
-player from left to right, and says who starts (RULES.md section 3).
+or 30 by edition). `start_order(detections, players)` reads the tiles drawn at the start,
+one per player from left to right, and says who starts (RULES.md section 3).
 """
 
 from __future__ import annotations
