@@ -111,15 +111,20 @@ def real_from_labels(truth, photos) -> None:
 
 
 def real_end_to_end(truth, photos, reader, rules) -> None:
+    from referee import Tile, check_set
     from vision.rack import read_rack
     from vision.table import judge_table
 
-    found = total = whole = grouped_whole = 0
+    found = total = whole = grouped_whole = verdict_right = 0
     bad = []
     for key, item in truth["photos"].items():
         photo = photos[key]
         det = reader.read(photo.read())
         reading = judge_table(det, rules)
+        true_valid = not item["loose"] and all(
+            check_set([Tile.from_code(photo.tiles[k].code) for k in s], rules).valid
+            for s in item["sets"])
+        verdict_right += reading.table_valid == true_valid
         d2l = match_to_labels(reading.detections.centers, [t.polygon for t in photo.tiles])
         sets, loose = _mapped(reading, d2l)
         f, w = compare(item["sets"], item["loose"], sets, loose)
@@ -140,6 +145,7 @@ def real_end_to_end(truth, photos, reader, rules) -> None:
     print(f"  photos grouped entirely right: {_pct(grouped_whole, n)}")
     print(f"  photos whose whole table state is right (every tile read right too): "
           f"{_pct(whole, n)}")
+    print(f"  table called valid / not valid as its true sets are: {_pct(verdict_right, n)}")
     for line in bad:
         print(f"    {line}")
 

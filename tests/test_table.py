@@ -129,9 +129,24 @@ def test_barely_seen_tile_at_the_end_of_a_run_is_left_out_of_it():
     codes = ["R8", "R9", "R10", "R11", "R12", "J"]
     reading = judge_table(detections_from(codes, row(codes), scores={5: 0.2}), RULES)
     assert reading.sets == [[0, 1, 2, 3, 4]] and reading.verdicts[0].valid
-    assert reading.loose == [5] and reading.detections.uncertain[5]
-    assert not reading.table_valid  # a loose tile: the table is not called valid
-    assert any("tile 5" in w and "barely seen" in w for w in reading.warnings)
+    assert reading.loose == [5] and reading.faint == [5] and reading.detections.uncertain[5]
+    assert reading.table_valid  # a knot is not held against the table ...
+    assert any("tile 5" in w and "barely seen" in w for w in reading.warnings)  # ... but named
+
+
+def test_a_barely_seen_lone_tile_is_named_but_not_counted_against_the_table():
+    codes = ["K1", "K2", "K3", "B9"]
+    quads = row(codes[:3]) + row(["B9"], x=600, y=600)
+    reading = judge_table(detections_from(codes, quads, scores={3: 0.2}), RULES)
+    assert reading.loose == [3] and reading.faint == [3] and reading.table_valid
+    assert any("tile 3 (B9?)" in w and "not counted" in w for w in reading.warnings)
+    # An invalid table's suggestion leaves the faint tile out too.
+    codes = ["K1", "K2", "B3", "K3", "R3", "O3", "B9"]
+    quads = row(codes[:3]) + row(codes[3:6], y=300) + row(["B9"], x=600, y=600)
+    reading = judge_table(detections_from(codes, quads, scores={6: 0.2}), RULES)
+    assert not reading.table_valid and reading.faint == [6]
+    # With B9 nothing could be arranged; without it K1 K2 K3 and B3 R3 O3 can.
+    assert sorted(map(sorted, reading.suggestion)) == [["B3", "O3", "R3"], ["K1", "K2", "K3"]]
 
 
 def test_clearly_seen_tile_that_breaks_a_run_stays_and_the_run_is_invalid():

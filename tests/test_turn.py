@@ -140,3 +140,15 @@ def test_a_barely_seen_lone_tile_in_one_photo_is_not_held_against_the_player():
     turn = judge_turn(detections_from(before_codes, before_quads), after, rules=RULES)
     assert not turn.verdict.legal and 6 in turn.played
     assert any("lies alone" in p for p in turn.verdict.problems)
+
+
+def test_a_knot_seen_in_both_photos_is_not_a_lone_tile_on_the_table():
+    before_codes, before_quads = _table([(["R7", "R8", "R9"], (100, 100))])
+    after_codes, after_quads = _table([(["R7", "R8", "R9"], (100, 100)),
+                                       (["B1", "B2", "B3"], (100, 400))])
+    knot = row(["J"], x=600, y=600)
+    before = detections_from(before_codes + ["J"], before_quads + knot, scores={3: 0.15})
+    after = detections_from(after_codes + ["J"], after_quads + knot, scores={6: 0.2})
+    turn = judge_turn(before, after, rules=RULES)
+    assert turn.verdict.legal, turn.verdict.problems
+    assert sorted(turn.played) == [3, 4, 5] and turn.left == []

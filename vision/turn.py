@@ -17,8 +17,9 @@ Tiles of the two photos are matched by place first and by reading second:
    would have to leave the table, which never happens legally, while misreads do. A joker
    and a numbered tile on one spot stay apart: that is a joker being won back.
 What is left over in AFTER was played; what is left over in BEFORE left the table. A
-left-over tile the camera barely saw (`vision.table.DOUBTFUL_BELOW`) lying alone is not
-held against the player: it is named in `warnings` and left out of the referee's check.
+tile the camera barely saw lying alone (`TableReading.faint`, maybe a knot in the wood) is
+not held against the player: it is left out of the referee's check, and named in
+`warnings` when only one photo shows it.
 
 Then both tables are judged (`vision.table.judge_table`) and the referee's `check_turn`
 says whether the turn was legal. Without a rack photo, the played tiles are assumed to
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.detections import TileDetections
-from vision.table import DOUBTFUL_BELOW, TableReading, judge_table
+from vision.table import TableReading, judge_table
 
 SAME_PLACE = 0.6  # centres closer than this many tile heights: the same place
 UNSURE_SHARE = 0.05  # a reading the other photo gives at least this probability
@@ -148,13 +149,6 @@ def match_tiles(before: TileDetections, after: TileDetections):
     return sorted(matches), sorted(moved), combined, misread
 
 
-def _ghosts(reading: TableReading, unmatched: list[int]) -> set[int]:
-    """Unmatched loose tiles the camera barely saw."""
-    scores = reading.detections.tile_scores
-    loose = set(reading.loose)
-    return {i for i in unmatched if i in loose and scores[i] < DOUBTFUL_BELOW}
-
-
 def _nearest_first(allowed: np.ndarray, dist: np.ndarray, used_b: set, used_a: set):
     """Greedy one-to-one pairs among the allowed ones, closest first; marks them used."""
     cand = np.argwhere(allowed)
@@ -216,21 +210,19 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
     matched_a = {a for _, a in matches}
     played = [a for a in range(len(after)) if a not in matched_a]
     left = [b for b in range(len(before)) if b not in matched_b]
-    # A barely-seen loose tile in one photo only is more likely a knot than a tile.
-    ghosts_a = _ghosts(table_a, played)
-    ghosts_b = _ghosts(table_b, left)
-    for label, reading, ghosts in (("after", table_a, ghosts_a), ("before", table_b, ghosts_b)):
+    # A barely-seen lone tile is more likely a knot than a tile: not held against anyone.
+    for label, reading, unmatched in (("after", table_a, played), ("before", table_b, left)):
         codes = reading.detections.codes
-        for i in ghosts:
+        for i in sorted(set(reading.faint) & set(unmatched)):
             warnings.append(f"tile {i} ({codes[i]}?) seen only in the {label} photo, barely and "
                             f"alone: left out of the turn check; check the table there")
-    played = [a for a in played if a not in ghosts_a]
-    left = [b for b in left if b not in ghosts_b]
+    played = [a for a in played if a not in table_a.faint]
+    left = [b for b in left if b not in table_b.faint]
 
-    def table_of(reading: TableReading, ghosts):
+    def table_of(reading: TableReading):
         codes = reading.detections.codes
         sets = [[Tile.from_code(codes[i]) for i in s] for s in reading.sets]
-        sets += [[Tile.from_code(codes[i])] for i in reading.loose if i not in ghosts]
+        sets += [[Tile.from_code(codes[i])] for i in reading.loose if i not in reading.faint]
         return sets
 
     if rack is None:
@@ -239,8 +231,7 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
         rack_tiles = [Tile.from_code(c) for c in rack.codes]
     else:
         rack_tiles = list(rack)
-    verdict = check_turn(table_of(table_b, ghosts_b), table_of(table_a, ghosts_a), rack_tiles,
-                         not first_meld, rules)
+    verdict = check_turn(table_of(table_b), table_of(table_a), rack_tiles, not first_meld, rules)
     after_of = dict(matches)
     after_sets = {tuple(sorted(s)) for s in table_a.sets}
     touched = [k for k, s in enumerate(table_b.sets)
