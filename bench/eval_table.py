@@ -174,7 +174,7 @@ def real_end_to_end(truth, photos, reader, rules) -> None:
 
 
 def rendered_end_to_end(n: int, reader, rules) -> None:
-    from bench.synth_tables import render_table, synth_table
+    from bench.synth_tables import jpeg_roundtrip, render_table, synth_table
     from vision.table import judge_table
 
     found = total = whole = grouped_whole = 0
@@ -184,13 +184,8 @@ def rendered_end_to_end(n: int, reader, rules) -> None:
         # Seeds from 30,000: the layout's tolerances were tuned on tables 20,000-20,149.
         rng = np.random.default_rng(RENDERED_SEEDS + seed)
         t = synth_table(rng, flip_p=0.0)
-        image = render_table(rng, t)
-        ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        image = cv2.imdecode(jpg, cv2.IMREAD_COLOR)
-        reading = judge_table(reader.read(image), rules)
-        polys = [cv2.perspectiveTransform(q.reshape(-1, 1, 2).astype(np.float64),
-                                          t.homography).reshape(4, 2) for q in t.plane_quads]
-        d2l = match_to_labels(reading.detections.centers, polys)
+        reading = judge_table(reader.read(jpeg_roundtrip(render_table(rng, t))), rules)
+        d2l = match_to_labels(reading.detections.centers, list(t.true_quads()))
         sets, loose = _mapped(reading, d2l)
         f, w = compare(t.sets, t.loose, sets, loose)
         codes = reading.detections.codes
@@ -216,13 +211,12 @@ def rendered_turns(n: int, reader, rules) -> None:
     """Turns photographed twice (`synth_turn`): is the referee's verdict the true one?"""
     from collections import Counter
 
-    from bench.synth_tables import render_table, synth_turn
+    from bench.synth_tables import jpeg_roundtrip, render_table, synth_turn
     from referee import check_turn, parse_tiles
     from vision.turn import judge_turn
 
     def photo(rng, table):
-        ok, jpg = cv2.imencode(".jpg", render_table(rng, table), [cv2.IMWRITE_JPEG_QUALITY, 90])
-        return cv2.imdecode(jpg, cv2.IMREAD_COLOR)
+        return jpeg_roundtrip(render_table(rng, table))
 
     played_right = verdict_right = all_right = 0
     wrong = []
@@ -258,14 +252,14 @@ def rendered_racks(n: int, reader, rules) -> None:
     The scenes also show tiles lying beside the rack, and their labels leave out tiles cut
     by the photo's edge, so a scene's total is not a rack total: tiles are counted instead.
     """
+    from bench.synth_tables import jpeg_roundtrip
     from training.render import render_scene
     from vision.rack import read_rack
 
     raw = fixed = total = 0
     for seed in range(RACK_SEEDS, RACK_SEEDS + n):
         image, labels = render_scene(np.random.default_rng(seed), kind="rack")
-        ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        det = reader.read(cv2.imdecode(jpg, cv2.IMREAD_COLOR))
+        det = reader.read(jpeg_roundtrip(image))
         rack = read_rack(det, rules)
         d2l = match_to_labels(det.centers, [q for _code, q in labels])
         for d, k in d2l.items():

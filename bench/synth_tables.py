@@ -38,6 +38,10 @@ class SynthTable:
     homography: np.ndarray | None = None  # table plane -> photo
     flipped: list[int] = field(default_factory=list)
 
+    def true_quads(self) -> np.ndarray:
+        """(N, 4, 2) the tiles' exact corners in the photo (no detector-like noise)."""
+        return _project(self.plane_quads, self.homography)
+
 
 def tile_corners(centre, angle: float, w: float, h: float) -> np.ndarray:
     """tl, tr, br, bl of an upright tile rotated `angle` rad (clockwise on screen)."""
@@ -289,6 +293,14 @@ def synth_turn(rng: np.random.Generator, *, max_move: float = 0.03) -> SynthTurn
         H, quads = after.homography, _project(after.plane_quads, after.homography)
     after = replace(after, quads=quads.astype(np.float32), homography=H)
     return SynthTurn(before, after, list(last))
+
+
+def jpeg_roundtrip(image: np.ndarray, quality: int = 90) -> np.ndarray:
+    """`image` as a camera delivers it: JPEG-encoded and decoded again."""
+    import cv2
+
+    _ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(jpg, cv2.IMREAD_COLOR)
 
 
 def _project(quads: np.ndarray, H: np.ndarray) -> np.ndarray:

@@ -7,12 +7,11 @@ extra), so every tile's place and every set is known exactly. These seeds are am
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 
 from bench.eval_table import RENDERED_SEEDS, compare, match_to_labels
-from bench.synth_tables import render_table, synth_table
+from bench.synth_tables import jpeg_roundtrip, render_table, synth_table
 from referee import edition
 from vision.pipeline import TileReader
 from vision.table import judge_table
@@ -28,12 +27,9 @@ def reader():
 def _read(reader, seed):
     rng = np.random.default_rng(seed)
     table = synth_table(rng, flip_p=0.0)
-    photo = render_table(rng, table)
-    ok, jpg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
-    reading = judge_table(reader.read(cv2.imdecode(jpg, cv2.IMREAD_COLOR)), edition("original"))
-    truth = [cv2.perspectiveTransform(q.reshape(-1, 1, 2).astype(np.float64),
-                                      table.homography).reshape(4, 2) for q in table.plane_quads]
-    to_truth = match_to_labels(reading.detections.centers, truth)
+    photo = jpeg_roundtrip(render_table(rng, table))
+    reading = judge_table(reader.read(photo), edition("original"))
+    to_truth = match_to_labels(reading.detections.centers, list(table.true_quads()))
     sets = [[to_truth.get(i, -1 - i) for i in s] for s in reading.sets]
     loose = [to_truth.get(i, -1 - i) for i in reading.loose]
     return table, reading, sets, loose
@@ -67,8 +63,7 @@ def test_rendered_turns_are_judged_from_two_photos(reader):
     from vision.turn import judge_turn
 
     def read(rng, table):
-        ok, jpg = cv2.imencode(".jpg", render_table(rng, table), [cv2.IMWRITE_JPEG_QUALITY, 90])
-        return reader.read(cv2.imdecode(jpg, cv2.IMREAD_COLOR))
+        return reader.read(jpeg_roundtrip(render_table(rng, table)))
 
     for seed in range(TURN_SEEDS, TURN_SEEDS + 4):
         rng = np.random.default_rng(seed)
