@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 DATA ?= ../shared/data/rummikub-nvypk
 PHOTOS ?= sample_images/*.jpg
 
-.PHONY: run test lint eval bench train clean
+.PHONY: run scan test lint eval bench train finetune clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,9 +17,16 @@ $(VENV)/.train-installed: $(VENV)/.installed
 	$(PY) -m pip install -q -e '.[dev,train]'
 	touch $@
 
-## run: read the sample photos and print every tile, set and verdict
+HOST ?= 0.0.0.0
+PORT ?= 8000
+## run: start the game server on the embedded database in data/ (it prints the address,
+## with the table token, as a URL and a QR code for the phones); HTTPS=1 for the live camera
 run: $(VENV)/.installed
-	$(VENV)/bin/rummikub scan $(PHOTOS) --annotate out/annotated
+	$(VENV)/bin/rummikub serve --host $(HOST) --port $(PORT) --data data $(if $(HTTPS),--https)
+
+## scan: read the sample photos and print every tile, set and verdict
+scan: $(VENV)/.installed
+	$(VENV)/bin/rummikub scan $(PHOTOS) --annotate out/annotated || [ $$? -eq 1 ]  # 1: a table is invalid
 
 ## test: lint and the whole test suite
 test: $(VENV)/.installed
@@ -29,20 +36,32 @@ test: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 
-## eval: accuracy of the shipped models on the held-out valid/ photos
+## eval: accuracy of the shipped models on the held-out valid/ photos and on
+## rendered editions never seen in training (bench.eval_editions)
 eval: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_vision
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_table
+	$(PY) -m bench.eval_editions
 
-## bench: speed of the referee and of the photo pipeline
+## bench: speed of the referee and of the photo path, each figure also as a ratio to a
+## floor measured in the same run (JPEG decode + one pass of both models, bench/floor.py);
+## then phone-sized photos (12, 50 MP) read right and fast (bench/eval_big_photos.py)
 bench: $(VENV)/.installed
 	$(PY) -m bench.referee_bench
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.vision_bench
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.table_bench
+	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_big_photos
 
 ## train: rebuild every model in models/ from scratch on the CPU
 train: $(VENV)/.train-installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m training.train_all
+
+## finetune: continue the shipped models on the real photos + rendered editions (~45 min);
+## writes out/finetune (models + card): copy into models/ only if `make eval` is no worse
+finetune: $(VENV)/.train-installed
+	RUMMIKUB_DATA=$(DATA) $(PY) -m training.train_all --init-from models --out out/finetune \
+		--work out/finetune_work --minutes 45 --editions 0.7 --lr 1e-3 --detector-synth 0.5
+	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_table --models out/finetune
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

@@ -280,7 +280,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--racks", type=int, default=150,
                         help="rendered rack scenes whose tiles are read end to end")
     parser.add_argument("--models", default=None, help="models folder (default: models/)")
+    parser.add_argument("--plane", choices=("off", "auto"), default=None,
+                        help="group on the table plane the tiles give (vision.geometry) when "
+                             "the photo is tilted (auto), or on the photo (off); default: "
+                             "vision.layout.PLANE")
     args = parser.parse_args(argv)
+    if args.plane is not None:
+        import vision.layout
+
+        vision.layout.PLANE = args.plane
 
     from referee import DEFAULT_RULES
 

@@ -7,7 +7,7 @@ Sections refer to RULES.md.
 from referee.editions import DEFAULT_RULES, EDITIONS, Rules, copy_problems, edition
 from referee.scoring import RoundResult, ScoreSheet, rack_penalty, score_round
 from referee.sets import SetVerdict, check_set, check_table, table_is_valid
-from referee.solver import SearchBudgetExceeded, arrange
+from referee.solver import SearchBudgetExceeded, TooManyTiles, arrange, check_box_holds
 from referee.tiles import JOKER, Color, Tile, TileCodeError, format_tiles, parse_tiles
 from referee.timer import TimeoutPenalty, TurnTimer
 from referee.turn import MeldVerdict, TurnVerdict, check_initial_meld, check_turn
@@ -20,5 +20,5 @@ __all__ = [
     "copy_problems",
     "TurnTimer", "TimeoutPenalty",
     "rack_penalty", "RoundResult", "score_round", "ScoreSheet",
-    "arrange", "SearchBudgetExceeded",
+    "arrange", "SearchBudgetExceeded", "TooManyTiles", "check_box_holds",
 ]

@@ -64,6 +64,12 @@ def score_round(racks: Mapping[str, Sequence[Tile]], winner: str | None,
     return RoundResult(scores, best, totals, True)
 
 
+def _names(names: Sequence[str]) -> str:
+    """"Ann", "Ann and Ben", "Ann, Ben and Cas": players named as people write them."""
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 class ScoreSheet:
     """Rounds of scores per player with running totals; the highest total leads."""
 
@@ -76,8 +82,13 @@ class ScoreSheet:
     def add_round(self, result: RoundResult | Mapping[str, int]) -> None:
         scores = dict(result.scores if isinstance(result, RoundResult) else result)
         if set(scores) != set(self.players):
-            raise ValueError(f"round players {sorted(scores)} differ from the sheet's "
-                             f"{sorted(self.players)}")
+            missing = [name for name in self.players if name not in scores]
+            extra = [name for name in scores if name not in self.players]
+            parts = ([f"{_names(extra)} {'is' if len(extra) == 1 else 'are'} not on it"]
+                     if extra else []) + ([f"{_names(missing)} did not play this round"]
+                                          if missing else [])
+            raise ValueError(f"the sheet's players are {_names(self.players)}: "
+                             + "; ".join(parts))
         self.rounds.append({name: scores[name] for name in self.players})
 
     @property

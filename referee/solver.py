@@ -22,7 +22,7 @@ from functools import cache
 from referee.editions import DEFAULT_RULES, Rules
 from referee.tiles import JOKER, Tile, parse_tiles
 
-__all__ = ["SearchBudgetExceeded", "arrange"]
+__all__ = ["SearchBudgetExceeded", "TooManyTiles", "arrange", "check_box_holds"]
 
 _TOP = 13
 
@@ -35,12 +35,34 @@ class SearchBudgetExceeded(RuntimeError):
         self.max_states = max_states
 
 
+class TooManyTiles(ValueError):
+    """More tiles than one box of the edition holds (RULES.md section 10): no table or rack
+    can show them, so they are refused before any search (which grows with the count)."""
+
+    def __init__(self, count: int, rules: Rules) -> None:
+        super().__init__(
+            f"{count} tiles, but a box of the {rules.name} edition holds {rules.tile_count} "
+            f"({len(rules.colors)} colours x 13 numbers x {rules.copies} copies + "
+            f"{rules.jokers} jokers)")
+        self.count = count
+        self.limit = rules.tile_count
+
+
+def check_box_holds(tiles: Iterable[Tile], rules: Rules | None = None) -> None:
+    """Raise TooManyTiles when there are more tiles than the edition's box holds."""
+    rules = rules or DEFAULT_RULES
+    count = len(tiles) if isinstance(tiles, list | tuple) else sum(1 for _ in tiles)
+    if count > rules.tile_count:
+        raise TooManyTiles(count, rules)
+
+
 def arrange(tiles: Iterable[Tile] | str, rules: Rules | None = None, *,
             max_states: int | None = None) -> list[list[Tile]] | None:
     """Split `tiles` (a multiset, order ignored) into valid sets, or None if that is impossible.
 
     Every tile is used exactly once. More jokers than the edition has, or a colour it does
-    not print, make it impossible. An empty table is arranged as no sets.
+    not print, make it impossible. An empty table is arranged as no sets. More tiles than
+    the edition's box holds raise TooManyTiles at once.
 
     Proving a large table impossible can take long (seconds for some 100+ tile draws with
     jokers); with `max_states` the search raises `SearchBudgetExceeded` after that many
@@ -50,6 +72,7 @@ def arrange(tiles: Iterable[Tile] | str, rules: Rules | None = None, *,
     tiles = parse_tiles(tiles) if isinstance(tiles, str) else list(tiles)
     if not tiles:
         return []
+    check_box_holds(tiles, rules)
     colors = rules.colors
     slot = {color: index for index, color in enumerate(colors)}
     ncolors = len(colors)

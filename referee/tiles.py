@@ -65,9 +65,16 @@ class TileCodeError(ValueError):
         self.token = token
         detail = f": {why}" if why else ""
         super().__init__(
-            f"bad tile code {token!r}{detail} (expected a colour K, R, B, O or G and a number "
-            f"1-13, like R12, or J for a joker)"
+            f"bad tile code {_shown(token)}{detail} (expected a colour K, R, B, O or G and a "
+            f"number 1-13, like R12, or J for a joker)"
         )
+
+
+def _shown(token: str, limit: int = 24) -> str:
+    """The token as quoted in a message: a pasted page of text stays one short line."""
+    if len(token) <= limit:
+        return repr(token)
+    return f"{token[:limit]!r}... ({len(token)} characters)"
 
 
 @total_ordering
@@ -159,17 +166,32 @@ def _why_bad(token: str) -> str:
     if text[0] == "J":
         return "a joker is just J"
     digits = text[1:]
-    if not digits.isdigit():
-        return "the number is missing" if not digits else f"{digits!r} is not a number"
+    # Only ASCII digits make a number: "R²" and "R①" are digits to str.isdigit, not to int().
+    if not digits:
+        return "the number is missing"
+    if not (digits.isascii() and digits.isdigit()):
+        return f"{_shown(digits)} is not a number"
+    if digits.startswith("0"):
+        return "a tile number never starts with 0"
+    if len(digits) > 2:
+        return "no tile numbered above 13"
     return f"no tile numbered {int(digits)}"
 
 
-def parse_tiles(text: str | Iterable[str]) -> list[Tile]:
-    """`parse_tiles("R12 R13 J")` -> three tiles. Commas or spaces separate codes."""
+def parse_tiles(text: str | Iterable[str], *, allow_empty: bool = True) -> list[Tile]:
+    """`parse_tiles("R12 R13 J")` -> three tiles. Commas or spaces separate codes.
+
+    With `allow_empty=False` text holding no code at all raises TileCodeError: where a
+    person was asked for tiles, "" is a mistake, not an empty rack.
+    """
     if isinstance(text, str):
         tokens = [token for token in _TOKEN_SPLIT.split(text) if token]
     else:
+        text = list(text)
         tokens = [token for item in text for token in _TOKEN_SPLIT.split(item) if token]
+    if not tokens and not allow_empty:
+        shown = text if isinstance(text, str) else " ".join(text)
+        raise TileCodeError(shown, "no tile codes")
     return [Tile.from_code(token) for token in tokens]
 
 

@@ -58,6 +58,11 @@ class TurnVerdict:
     `played` are the tiles that came onto the table; `left_table` those that went missing
     from it. When the turn is not legal the table is restored and the player draws `draw`
     tiles (section 5 and the settings of section 10); a legal turn draws nothing.
+
+    `invalid_before` names the sets (and lone tiles) that were already invalid at the start
+    of the turn and that the player left exactly as they were: the player is judged on what
+    they changed, so these are said, but are not among `problems`. `inherited_sets` are
+    those sets' places in `table_after` (indexes, like `set_verdicts`).
     """
 
     legal: bool
@@ -67,6 +72,8 @@ class TurnVerdict:
     initial_meld_total: int | None
     set_verdicts: list[SetVerdict]
     draw: int = 0
+    invalid_before: list[str] = field(default_factory=list)
+    inherited_sets: list[int] = field(default_factory=list)
 
 
 def check_turn(
@@ -101,12 +108,27 @@ def check_turn(
     not_from_rack = sorted((played_count - rack).elements())
     if not_from_rack:
         problems.append(f"tiles not from the rack: {_codes(not_from_rack)}")
-    # Laying nothing is a pass: the player draws instead (section 5).
+    # Laying nothing is a pass: the player draws instead (section 5); `draw` says how many.
     if not played:
-        problems.append(f"laid nothing from the rack: the table is restored and the player "
-                        f"draws {rules.empty_turn_draw}")
-    # Every set at the end of the turn is valid and at least 3 tiles long (sections 2, 5).
+        problems.append("laid nothing from the rack: a pass")
+    # Every set at the end of the turn is valid and at least 3 tiles long (sections 2, 5),
+    # as far as this player made it: a set that was already invalid before the turn and
+    # that they left as it was is the previous player's mistake, named apart.
+    inherited = Counter(_as_key(s) for s in table_before if not check_set(s, rules).valid)
+    invalid_before, inherited_sets = [], []
     for number, verdict in enumerate(verdicts, 1):
+        key = _as_key(verdict.tiles)
+        if not verdict.valid and inherited[key]:
+            inherited[key] -= 1
+            inherited_sets.append(number - 1)
+            if len(verdict.tiles) == 1:
+                invalid_before.append(f"{_codes(verdict.tiles)} already lay alone on the table "
+                                      f"before this turn, and still does")
+            else:
+                invalid_before.append(f"set {number} ({_codes(verdict.tiles) or 'empty'}) was "
+                                      f"already invalid before this turn and was left as it "
+                                      f"was: {'; '.join(verdict.reasons)}")
+            continue
         if len(verdict.tiles) == 1:
             problems.append(f"{_codes(verdict.tiles)} lies alone on the table: every tile "
                             f"there must be part of a set of 3 or more")
@@ -137,7 +159,8 @@ def check_turn(
         draw = rules.empty_turn_draw
     else:
         draw = rules.invalid_table_draw
-    return TurnVerdict(legal, problems, played, left_table, meld_total, verdicts, draw)
+    return TurnVerdict(legal, problems, played, left_table, meld_total, verdicts, draw,
+                       invalid_before, inherited_sets)
 
 
 def _initial_meld(table_before, table_after, played_count, verdicts, rules, problems) -> int:

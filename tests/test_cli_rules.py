@@ -76,7 +76,7 @@ def test_score_a_rack_by_edition():
     done = run("score", "R5 J K13", "--edition", "travel-tin")
     assert done.returncode == 0 and "penalty 48" in done.stdout
     assert "penalty 43" in run("score", "R5 J K13").stdout
-    assert json.loads(run("score", "--json", "R5", "K1").stdout)["penalty"] == 6
+    assert json.loads(run("score", "--json", "R5", "K1").stdout)["total"] == 6
 
 
 def test_score_of_a_corrupt_rack_photo_is_one_line_naming_it(tmp_path):

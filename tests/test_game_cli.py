@@ -22,6 +22,9 @@ PHOTOS = {
     "rack_cas.jpg": (["B5"], row(["B5"])),
     "rack_dee.jpg": (["O2", "O4"], row(["O2", "O4"])),
     "draw.jpg": (["R7", "K13", "B13", "O2"], [row(["R7"], x=100 + 200 * k)[0] for k in range(4)]),
+    "messy.jpg": (["R3", "R4", "R5", "K9", "R9", "K9"],
+                  row(["R3", "R4", "R5"]) + row(["K9", "R9", "K9"], y=400)),
+    "rack_two_rows.jpg": (["K1", "K2", "B7"], row(["K1", "K2"]) + row(["B7"], y=300)),
 }
 
 
@@ -109,7 +112,8 @@ def test_a_failed_write_leaves_the_old_sheet_whole(tmp_path, capsys, monkeypatch
     assert main(argv) == 2
     assert "No space left on device" in capsys.readouterr().err
     assert sheet.read_text() == before  # round 1 intact, no half-written round 2
-    assert [p.name for p in tmp_path.iterdir()] == ["sheet.csv"]  # no temporary left
+    # No temporary file left; the lock file beside the sheet stays for the next writer.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".sheet.csv.lock", "sheet.csv"]
 
 
 def test_round_text_and_errors(capsys):
@@ -128,3 +132,66 @@ def test_start(capsys):
     assert out["starter"] is None and out["tied"] == ["Ben", "Cas"]
     assert main(["start", "draw.jpg", "--players", "Ann,Ben"]) == 2
     assert "2 player" in capsys.readouterr().err
+
+
+def test_turn_json_has_the_compact_layout_of_scan_json(capsys):
+    assert main(["turn", "before.jpg", "after.jpg", "--json"]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    # One tile per line, as `scan --json` writes them, not one key per line.
+    assert any(line.strip().startswith('{"id": 0, "color": "red"') for line in lines)
+    assert len(lines) < 60
+    assert json.loads(text)["invalid_before"] == []
+
+
+def test_the_same_photo_twice_is_one_pass_and_old_invalid_sets_are_not_this_players(capsys):
+    assert main(["turn", "messy.jpg", "messy.jpg"]) == 1
+    text = capsys.readouterr().out
+    assert text.count("draws 1") == 1 and "laid nothing from the rack" in text
+    assert "K9 R9 K9) is invalid" not in text
+    assert "not this player's: set 2 (K9 R9 K9) was already invalid before this turn" in text
+
+
+@pytest.fixture
+def rack_photo_file(tmp_path, monkeypatch):
+    """`score` looks for the file before reading it (the reader itself is faked)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rack_two_rows.jpg").write_bytes(b"")
+
+
+def test_round_prints_rack_tiles_row_by_row_as_score_does(capsys, rack_photo_file):
+    assert main(["round", "-", "rack_two_rows.jpg", "--players", "Ann,Ben", "--winner",
+                 "Ann"]) == 0
+    text = capsys.readouterr().out
+    assert "row 1: K1 K2" in text and "row 2: B7" in text
+    assert main(["score", "rack_two_rows.jpg"]) == 0
+    text = capsys.readouterr().out
+    assert "row 1: K1 K2" in text and "row 2: B7" in text
+
+
+def test_score_json_says_total_for_a_photo_and_for_codes(capsys, rack_photo_file):
+    assert main(["score", "rack_two_rows.jpg", "--json"]) == 0
+    photo = _json(capsys)
+    assert main(["score", "K1 K2 B7", "--json"]) == 0
+    codes = _json(capsys)
+    assert photo["total"] == codes["total"] == 10
+    assert photo["edition"] == codes["edition"] == "original"
+
+
+def test_a_sheet_of_other_players_names_them_in_words(tmp_path, capsys):
+    sheet = tmp_path / "sheet.csv"
+    assert main(["round", "-", "rack_cas.jpg", "--players", "Ann,Cas", "--winner", "Ann",
+                 "--sheet", str(sheet)]) == 0
+    capsys.readouterr()
+    assert main(["round", "-", "rack_cas.jpg", "--players", "Ann,Ben", "--winner", "Ann",
+                 "--sheet", str(sheet)]) == 2
+    err = capsys.readouterr().err
+    assert "the sheet's players are Ann and Cas: Ben is not on it" in err
+    assert "[" not in err and err.count("\n") == 1
+
+
+def test_turn_and_start_take_the_rule_options(capsys):
+    assert main(["turn", "before.jpg", "after.jpg", "--set", "initial_meld_minimum=40",
+                 "--first-meld"]) == 1
+    assert "minimum 40" in capsys.readouterr().out
+    assert main(["start", "draw.jpg", "--players", "Ann,Ben,Cas,Dee", "--edition", "rummy"]) == 0

@@ -124,3 +124,20 @@ def test_a_pair_is_a_set_only_when_its_tiles_touch(gap_w, is_set):
 def test_sets_in_one_row_three_quarters_of_a_tile_apart_stay_apart():
     quads = row(["R1", "R2", "R3"]) + row(["K5", "K6", "K7"], x=100 + 3 * 42 + 28)
     assert group_lines(np.array(quads)).sets == [[0, 1, 2], [3, 4, 5]]
+
+
+@pytest.mark.parametrize("elevation", [50, 30])
+def test_an_oblique_photo_is_grouped_on_the_table_plane(elevation):
+    from bench.eval_geometry import pinhole
+
+    table = synth_table(np.random.default_rng(7), oblique=0.0, noise=0.0)
+    photo = pinhole(table.plane_quads, elevation, yaw=0.3)
+    layout = group_lines(photo)
+    assert layout.plane is not None and layout.plane.tilt > 1.2
+    assert sorted(map(tuple, layout.sets)) == sorted(map(tuple, table.sets))
+    assert sorted(layout.loose) == table.loose
+
+
+def test_a_photo_from_above_is_grouped_as_it_is():
+    table = synth_table(np.random.default_rng(8), oblique=0.0)
+    assert group_lines(table.quads).plane is None

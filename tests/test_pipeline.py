@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from bench.eval_vision import match_centres
+from vision.annotate import LOOSE_COLOR as LOOSE
 from vision.annotate import TableAnnotator
 from vision.detections import TileDetections
 from vision.labels import TILE_CLASSES
@@ -160,6 +161,31 @@ def test_annotate_tiles_and_table():
     assert TableAnnotator()._joker_texts(table, det.codes) == {2: "J=R9"}
 
 
+@pytest.mark.parametrize("outline", [
+    [(100, 100), (159, 100), (159, 182), (100, 182)],
+    [(300.4, 90.2), (352.7, 121.9), (310.1, 192.3), (257.8, 160.6)],  # turned, sub-pixel
+])
+def test_loose_tile_dashes_drawn_in_one_call_look_as_dash_by_dash(outline):
+    dash = 6.0
+    segments = TableAnnotator.dash_segments(outline, dash)
+    # every other step of about `dash` pixels along each of the four sides
+    perimeter = sum(np.hypot(*np.subtract(outline[i - 1], outline[i])) for i in range(4))
+    assert abs(len(segments) - perimeter / dash / 2) <= 4
+    lengths = np.hypot(*(segments[:, 1] - segments[:, 0]).T)
+    assert lengths.max() <= dash + 2 and np.median(lengths) >= dash - 2
+    one_call = np.zeros((300, 450, 3), np.uint8)
+    TableAnnotator._dashed(one_call, outline, LOOSE, 2, dash)
+    by_dash = np.zeros_like(one_call)
+    for start, end in segments:
+        cv2.line(by_dash, tuple(map(int, start)), tuple(map(int, end)), LOOSE, 2, cv2.LINE_AA)
+    assert np.array_equal(one_call, by_dash)
+    # several loose tiles at once: the dashes of each, one after the other
+    shifted = np.float32(outline) + (40, 60)
+    both = TableAnnotator.dash_segments(np.stack([np.float32(outline), shifted]), dash)
+    assert np.array_equal(both, np.concatenate([segments, TableAnnotator.dash_segments(shifted,
+                                                                                        dash)]))
+
+
 def test_annotate_scales_with_photo():
     def banner_rows(picture):
         return int(np.all(picture[:, 0] == (60, 60, 60), axis=1).sum())
@@ -190,6 +216,51 @@ def test_sample_images(reader):
             assert signed_area(quad) > 0, f"{path.name}: corners not clockwise"
         json_tiles = det.to_json()
         assert [t["id"] for t in json_tiles] == list(range(len(det)))
+
+
+@needs_models
+@pytest.mark.skipif(not SAMPLES, reason="no sample_images/")
+def test_a_16_megapixel_photo_reads_as_its_1000_px_original(reader):
+    from vision.decode import Photo
+
+    original = cv2.imread(str(REPO_ROOT / "sample_images" / "table_runs_groups.jpg"))
+    expected = reader.read(original)
+    big = cv2.resize(original, (4624, 3468), interpolation=cv2.INTER_CUBIC)
+    photo = Photo.from_bytes(cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 90])[1])
+    got = reader.read(photo)  # detected on a 1/8 decode, tiles cropped where they stay sharp
+    assert len(expected) >= 10
+    assert sorted(got.codes) == sorted(expected.codes)
+    scale = np.float32([4624 / original.shape[1], 3468 / original.shape[0]])
+    pairs = match_centres(got.centers, [(q + 0.5) * scale - 0.5 for q in expected.corners])
+    assert len(pairs) == len(expected)
+    assert all(got.codes[i] == expected.codes[j] for i, j in pairs)
+
+
+@pytest.mark.parametrize("width, height, factor", [
+    (1000, 750, 1), (4032, 3024, 4), (4624, 3468, 4), (8160, 6120, 8), (1500, 1000, 1)])
+def test_the_detector_reads_a_decode_of_at_least_one_and_a_half_times_its_input(
+        width, height, factor):
+    from vision.decode import Header, Photo
+    from vision.pipeline import detection_reduction
+
+    photo = Photo(b"", Header("JPEG", width, height))
+    assert detection_reduction(photo, SimpleNamespace(long_side=512)) == factor
+    assert detection_reduction(photo, object()) == 1  # a detector that does not say: whole
+
+
+def test_tiles_are_cropped_from_a_decode_where_each_fills_the_crop():
+    from vision.pipeline import crop_reduction
+
+    def tile(width, height):
+        return np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+
+    crop = (32, 44)
+    assert crop_reduction([tile(40, 55)], crop) == 1  # a 1000 px photo: read as it is
+    assert crop_reduction([tile(160, 220)], crop) == 4  # 4x bigger: a 1/4 decode still holds it
+    assert crop_reduction([tile(160, 220), tile(60, 82)], crop) == 2  # the smallest decides
+    assert crop_reduction([tile(1000, 1400)], crop) == 8
+    assert crop_reduction([tile(1000, 1400)], crop, coarsest=4) == 4  # never past the detector's
+    assert crop_reduction([tile(20, 27)], crop) == 1  # tiny: the whole photo
 
 
 @needs_models

@@ -67,3 +67,40 @@ def test_to_tensor_layout_and_normalisation():
     x = to_tensor(crops, (0.5, 0.5, 0.5), (0.25, 0.25, 0.25))
     assert x.shape == (2, 3, 44, 32) and x.dtype == np.float32
     assert np.allclose(x[:, 0], -2.0) and np.allclose(x[:, 2], 2.0)
+
+
+def test_to_tensor_gives_the_same_bits_as_the_normalisation_arithmetic():
+    # every byte value in every channel, with a mean and spread per channel
+    crops = np.stack([np.arange(256, dtype=np.uint8).reshape(16, 16)] * 3, -1)[None]
+    crops = np.concatenate([crops, crops[:, ::-1]])
+    mean, std = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+    by_hand = (crops.astype(np.float32) * np.float32(1 / 255) - np.float32(mean)) / np.float32(std)
+    by_hand = by_hand.transpose(0, 3, 1, 2)
+    x = to_tensor(crops, mean, std)
+    assert x.shape == by_hand.shape and x.flags.c_contiguous
+    assert x.tobytes() == np.ascontiguousarray(by_hand).tobytes()
+    # float crops (an augmentation's) go through the same formula
+    assert np.array_equal(to_tensor(crops.astype(np.float32), mean, std), x)
+
+
+def test_each_crop_is_the_warp_of_its_own_quad():
+    """Warping into one preallocated array gives each tile exactly its own warp."""
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 256, (300, 400, 3), dtype=np.uint8)
+    img = cv2.GaussianBlur(img, (5, 5), 0)
+    w, h = 32, 44
+    centres = rng.uniform([40, 40], [360, 260], (12, 2)).astype(np.float32)
+    angles = rng.uniform(-0.5, 0.5, 12)
+    quads = []
+    for (cx, cy), a in zip(centres, angles, strict=True):
+        u, r = np.float32([np.sin(a), -np.cos(a)]), np.float32([np.cos(a), np.sin(a)])
+        c = np.float32([cx, cy])
+        quads.append([c + u * 25 - r * 17, c + u * 25 + r * 17, c - u * 25 + r * 17,
+                      c - u * 25 - r * 17])
+    quads = np.float32(quads)
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]]) - 0.5
+    crops = rectify_tiles(img, quads, (w, h))
+    for quad, crop in zip(quads, crops, strict=True):
+        alone = cv2.warpPerspective(img, cv2.getPerspectiveTransform(quad, dst), (w, h),
+                                    flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        assert np.array_equal(crop, alone)

@@ -78,6 +78,13 @@ def test_a_round_must_score_every_player_on_the_sheet():
         ScoreSheet(["A", "B"]).add_round({"A": 3})
 
 
+def test_a_round_of_other_players_names_them_in_words():
+    with pytest.raises(ValueError) as caught:
+        ScoreSheet(["Ann", "Ben", "Cas"]).add_round({"Ann": 5, "Dee": -5})
+    assert str(caught.value) == ("the sheet's players are Ann, Ben and Cas: Dee is not on it; "
+                                 "Ben and Cas did not play this round")
+
+
 def test_score_sheet_csv_round_trip():
     text = sheet_from_the_rules().to_csv()
     assert text.splitlines()[:2] == ["player,round 1,round 2,total", "A,24,-6,18"]

@@ -183,3 +183,17 @@ def test_random_one_tile_misreads_of_a_full_box_stay_consistent():
             assert result is None
         else:
             assert_is_arrangement_of(result, tiles)
+
+
+def test_more_tiles_than_a_box_holds_are_refused_at_once():
+    from referee import TooManyTiles
+
+    tiles = parse_tiles("R5 R6 R7 " * 700)  # 2,100 tiles took minutes to search
+    with pytest.raises(TooManyTiles, match="2100 tiles, but a box of the original edition "
+                                           "holds 106"):
+        arrange(tiles)
+    # The six-player box holds 160: what one edition refuses another may hold.
+    box = edition("six-player").all_tiles()
+    assert len(box) == 160 and arrange(box, edition("six-player")) is not None
+    with pytest.raises(TooManyTiles, match="holds 106"):
+        arrange(box)

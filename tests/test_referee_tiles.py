@@ -61,3 +61,24 @@ def test_colour_words_match_the_camera_json():
     assert Color.from_word("teal") is Color.BLUE
     with pytest.raises(ValueError, match="purple"):
         Color.from_word("purple")
+
+
+@pytest.mark.parametrize(
+    ("bad", "why"),
+    [("R²", "'²' is not a number"), ("R①", "'①' is not a number"), ("R٣", "is not a number"),
+     ("R" + "1" * 5000, "no tile numbered above 13"), ("R013", "never starts with 0")],
+)
+def test_only_ascii_digits_make_a_tile_number(bad, why):
+    # str.isdigit() says yes to "²" and "①", int() does not: a TileCodeError, never another.
+    with pytest.raises(TileCodeError) as caught:
+        Tile.from_code(bad)
+    message = str(caught.value)
+    assert why in message and caught.value.token == bad
+    assert len(message) < 200  # a pasted page of digits is named, not repeated
+
+
+@pytest.mark.parametrize("empty", ["", "   ", " , ;"])
+def test_text_with_no_tile_code_is_refused_where_tiles_were_asked_for(empty):
+    assert parse_tiles(empty) == []  # an empty table or rack
+    with pytest.raises(TileCodeError, match="no tile codes"):
+        parse_tiles(empty, allow_empty=False)

@@ -35,3 +35,68 @@ def test_tile_quad_orders_corners_from_the_upright_top_left():
     assert np.allclose(upright, [[40, 36], [60, 36], [60, 64], [40, 64]])
     flipped = tile_quad((50, 50), np.pi, 20, 28)
     assert np.allclose(flipped, np.roll(upright, 2, axis=0), atol=1e-4)
+
+
+# A render run in a fresh interpreter; prints the SHA-256 of its photos and labels. With
+# `swap` set, every font the process opens from outside training/fonts/ (the machine's
+# fonts, or Pillow's built-in default) is replaced by a different face: a machine whose
+# fonts are all different. A renderer that draws only with the shipped fonts is unmoved.
+_RENDER_HASH = r"""
+import hashlib, sys
+import numpy as np
+from PIL import ImageFont
+
+from training import render
+
+if sys.argv[1] == "swap":
+    shipped = str(render.FONT_DIR)
+    other = str(render.FONT_DIR / "ComicNeue-Bold.otf")
+    truetype, load_default = ImageFont.truetype, ImageFont.load_default
+
+    def foreign_truetype(font=None, size=10, *args, **kwargs):
+        if not str(font).startswith(shipped):
+            font = other
+        return truetype(font, size, *args, **kwargs)
+
+    ImageFont.truetype = foreign_truetype
+    ImageFont.load_default = lambda size=None: truetype(other, size or 10)
+
+digest = hashlib.sha256()
+for seed, kind in enumerate(render.KINDS[:4]):
+    photo, labels = render.render_scene(np.random.default_rng(seed), width=480, height=360,
+                                        kind=kind)
+    digest.update(photo.tobytes())
+    for code, quad in labels:
+        digest.update(code.encode() + quad.tobytes())
+print(digest.hexdigest())
+"""
+
+
+def _render_hash(tmp_path, mode: str) -> str:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    home = tmp_path / mode  # no ~/.fonts, no XDG font folders of the user's
+    home.mkdir()
+    env = dict(os.environ, HOME=str(home), XDG_DATA_HOME=str(home), XDG_DATA_DIRS=str(home),
+               PYTHONPATH=str(root))
+    out = subprocess.run([sys.executable, "-c", _RENDER_HASH, mode], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=300, check=True)
+    return out.stdout.strip()
+
+
+def test_a_render_is_byte_identical_whatever_fonts_the_machine_has(tmp_path):
+    assert _render_hash(tmp_path, "as_is") == _render_hash(tmp_path, "swap")
+
+
+def test_numbers_are_drawn_only_with_the_fonts_shipped_beside_the_renderer():
+    from training import render
+
+    paths = render.font_paths()
+    assert len(paths) == len(render.FONT_FILES) >= 4
+    for path in paths:
+        assert path.startswith(str(render.FONT_DIR))
+        assert (render.FONT_DIR / path).is_file()

@@ -152,3 +152,92 @@ def test_a_knot_seen_in_both_photos_is_not_a_lone_tile_on_the_table():
     turn = judge_turn(before, after, rules=RULES)
     assert turn.verdict.legal, turn.verdict.problems
     assert sorted(turn.played) == [3, 4, 5] and turn.left == []
+
+
+def test_the_merge_never_breaks_a_set_the_after_photo_reads_as_valid():
+    # Seen on real photos: B11 B12 B13, read right by `scan AFTER`, became "B11 B1 B13
+    # INVALID" in `turn`, because the BEFORE photo read the middle tile B1 more surely.
+    before_codes, before_quads = _table([(["B11", "B1", "B13"], (100, 100))])
+    after_codes, after_quads = _table([(["B11", "B12", "B13"], (100, 100))])
+    before = detections_from(before_codes, before_quads)
+    after = detections_from(after_codes, after_quads, probs={1: {"B12": 0.9, "B1": 0.1}})
+    turn = judge_turn(before, after, rules=RULES)
+    assert turn.after.detections.codes == ["B11", "B12", "B13"]
+    assert all(v.valid for v in turn.after.verdicts)
+    # One tile on one spot: nothing played, nothing taken away; the turn is a pass.
+    assert turn.played == [] and turn.left == []
+    assert not any("invalid" in p for p in turn.verdict.problems), turn.verdict.problems
+
+
+def test_the_same_photo_twice_is_a_pass_and_old_invalid_sets_are_not_this_players():
+    codes, quads = _table([(["R3", "R4", "R5"], (100, 100)), (["K9", "R9", "K9"], (100, 300))])
+    table = detections_from(codes, quads)
+    turn = judge_turn(table, table, rules=RULES)
+    problems = turn.verdict.problems
+    assert problems == ["laid nothing from the rack: a pass"] and turn.verdict.draw == 1
+    assert len(turn.verdict.invalid_before) == 1
+    assert "K9 R9 K9" in turn.verdict.invalid_before[0]
+    assert "already invalid before this turn" in turn.verdict.invalid_before[0]
+    assert turn.to_json()["invalid_before"] == turn.verdict.invalid_before
+
+
+def test_a_turn_is_judged_on_what_the_player_changed():
+    before_codes, before_quads = _table([(["R3", "R4", "R5"], (100, 100)),
+                                         (["K9", "R9", "K9"], (100, 300))])
+    after_codes, after_quads = _table([(["R3", "R4", "R5"], (100, 100)),
+                                       (["K9", "R9", "K9"], (100, 300)),
+                                       (["B1", "B2", "B3"], (100, 500))])
+    turn = judge_turn(detections_from(before_codes, before_quads),
+                      detections_from(after_codes, after_quads), rules=RULES)
+    # The old invalid group was left as it was: named, but the valid new run stands.
+    assert turn.verdict.legal, turn.verdict.problems
+    assert sorted(turn.played) == [6, 7, 8] and turn.verdict.invalid_before
+    # Its place among the sets after the turn, so a caller can leave it out of the
+    # player's invalid sets.
+    [k] = turn.verdict.inherited_sets
+    codes = turn.after.detections.codes
+    assert sorted(codes[i] for i in turn.after.sets[k]) == ["K9", "K9", "R9"]
+    # Adding a tile to the invalid group makes it this player's set: still invalid.
+    after_codes, after_quads = _table([(["R3", "R4", "R5"], (100, 100)),
+                                       (["K9", "R9", "K9", "B9"], (100, 300))])
+    turn = judge_turn(detections_from(before_codes, before_quads),
+                      detections_from(after_codes, after_quads), rules=RULES)
+    assert not turn.verdict.legal and turn.verdict.invalid_before == []
+    assert turn.verdict.inherited_sets == []
+    assert any("K9 R9 K9 B9" in p and "invalid" in p for p in turn.verdict.problems)
+
+
+def _played_codes(turn):
+    return sorted(turn.after.detections.codes[i] for i in turn.played)
+
+
+def test_a_tile_the_rules_reread_differently_in_each_photo_is_still_one_tile():
+    # The tile right of K8 K9 is R6 or K10 (0.5 / 0.45). BEFORE's set makes it K10; the
+    # player moved K8 K9 into a new run and laid R7 R8 after it, where it reads R6.
+    # It never left the table: not "K10 left the table and R6 came from the rack".
+    unsure = {"R6": 0.5, "K10": 0.45}
+    before_codes, before_quads = _table([(["K8", "K9", "R6"], (100, 100))])
+    after_codes, after_quads = _table([(["R6", "R7", "R8"], (184, 100)),
+                                       (["K7", "K8", "K9"], (100, 400))])
+    before = detections_from(before_codes, before_quads, probs={2: unsure})
+    after = detections_from(after_codes, after_quads, probs={0: unsure})
+    turn = judge_turn(before, after, rules=RULES)
+    assert turn.before.detections.codes[2] == "K10" and turn.after.detections.codes[0] == "R6"
+    assert turn.verdict.legal, turn.verdict.problems
+    assert turn.verdict.left_table == [] and turn.left == []
+    # The referee's count and the place matching name the same played tiles.
+    assert sorted(t.code() for t in turn.verdict.played) == _played_codes(turn) \
+        == ["K7", "R7", "R8"]
+
+
+def test_a_faint_tile_matched_to_a_clear_one_is_counted_in_both_photos():
+    # BEFORE saw the lone B5 barely; AFTER sees it clearly in the player's new run B5-B7.
+    before_codes = ["R7", "R8", "R9", "B5"]
+    before_quads = row(["R7", "R8", "R9"], x=100, y=100) + row(["B5"], x=100, y=400)
+    before = detections_from(before_codes, before_quads, scores={3: 0.15})
+    after_codes, after_quads = _table([(["R7", "R8", "R9"], (100, 100)),
+                                       (["B5", "B6", "B7"], (100, 400))])
+    turn = judge_turn(before, detections_from(after_codes, after_quads), rules=RULES)
+    assert turn.before.faint == [3]
+    assert sorted(t.code() for t in turn.verdict.played) == _played_codes(turn) == ["B6", "B7"]
+    assert turn.verdict.legal, turn.verdict.problems

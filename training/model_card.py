@@ -166,6 +166,19 @@ def write_card(models_dir: Path, report: dict, *, command: str, wall_minutes: fl
               "fly during training:", ""]
     if render_doc:
         lines += ["  " + line if line else "" for line in render_doc.splitlines()]
+    det_meta = _sidecar(models_dir, "detector").get("training", {})
+    cls_meta = _sidecar(models_dir, "classifier").get("trained", {})
+    if det_meta.get("editions_share") or cls_meta.get("editions_share"):
+        editions_doc = _first_paragraphs(module_doc("training/editions.py"), 4)
+        lines += ["", "- Rendered editions and scenes from `training/editions.py` (share of the "
+                  f"rendered scenes: detector {det_meta.get('editions_share', 0)}, classifier "
+                  f"{cls_meta.get('editions_share', 0)}):", ""]
+        lines += ["  " + line if line else "" for line in editions_doc.splitlines()]
+    for name, meta in (("detector", det_meta), ("classifier", cls_meta)):
+        if meta.get("init"):
+            lines += ["", f"- The {name} was fine-tuned from `{meta['init']}` (the models this "
+                      "card's previous version describes), batch norms frozen, learning rate "
+                      f"{meta.get('lr', 'see sidecar')}."]
     lines += ["", "## Architecture", ""]
     lines += _model_section(models_dir, "detector", "Detector", "training/detector/net.py")
     lines += _model_section(models_dir, "classifier", "Classifier", "training/classifier/net.py")

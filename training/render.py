@@ -1,5 +1,8 @@
 """Synthetic Rummikub photos with exact tile labels (training only: uses Pillow for fonts).
 
+Numbers are drawn only with the fonts in `training/fonts/` (see its README), so a render is
+the same on every machine whatever fonts it has installed.
+
 `render_scene(rng)` paints a table surface, clutter and tiles (runs and groups in touching
 rows, scatters at any rotation, close-ups, a rack of standing tiles) in a flat "canvas",
 then photographs it: a whole-scene perspective warp, light colour and gradient, vignetting,
@@ -12,10 +15,11 @@ face, whose bottom 10-22 % the rack's lip hides (so every quad keeps a tile's sh
 reach outside the image); a tile whose centre is outside the photo or that is less than
 40 % inside it is not labelled.
 
-Editions: cream, ivory and white bodies; number colours black, red, blue or teal, orange
-or yellow; red and black smiley jokers. Green-numbered tiles ("Rummy" editions) are NOT
-rendered: `TILE_CLASSES` has no green slot, and mapping green onto another slot would
-teach the classifier a wrong colour. Add a "G" slot to the labels before rendering them.
+Editions here: cream, ivory and white bodies; number colours black, red, blue or teal,
+orange or yellow; red and black smiley jokers; the two classic DejaVu faces. More editions
+(the "Rummy" green as the fourth colour slot, more fonts, logos, joker faces) and the
+scenes the cream photos lack (racks seen from the front, hands, hard negatives) are in
+`training.editions`, which draws with this module's tools.
 """
 
 from __future__ import annotations
@@ -36,14 +40,21 @@ KIND_WEIGHTS = (0.34, 0.26, 0.18, 0.14, 0.08)
 FACE_W, FACE_H = 90, 128  # face texture size; real faces are ~0.70 wide/high
 ASPECT = FACE_W / FACE_H
 
-_FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"), Path.home() / ".fonts")
-_FONT_PREFS = (
+# Fonts the project ships (training/fonts/, licences beside them), never the machine's: a
+# render must not change when a package installs fonts. The order is fixed because an
+# edition stores a font index; the first CLASSIC_FONTS are the classic editions' faces.
+FONT_DIR = Path(__file__).resolve().parent / "fonts"
+FONT_FILES = (
     "DejaVuSans-Bold.ttf",
     "DejaVuSansCondensed-Bold.ttf",
-    "LiberationSans-Bold.ttf",
-    "FreeSansBold.ttf",
-    "Arial_Bold.ttf",
+    "DejaVuSerif-Bold.ttf",
+    "DejaVuSansMono-Bold.ttf",
+    "Roboto-Bold.ttf",
+    "RobotoCondensed-Bold.ttf",
+    "OpenSans-ExtraBold.ttf",
+    "ComicNeue-Bold.otf",
 )
+CLASSIC_FONTS = 2
 
 # BGR colours of the printed numbers per colour slot: a few editions each.
 INK = {
@@ -57,23 +68,14 @@ BODIES = [(215, 234, 244), (205, 228, 240), (228, 240, 246), (242, 244, 244), (2
 
 
 # ----------------------------------------------------------------------------- fonts
-@lru_cache(maxsize=1)
 def font_paths() -> tuple[str, ...]:
-    """Bold sans TrueType fonts found on this machine (empty -> Pillow's default font)."""
-    found = {}
-    for root in _FONT_DIRS:
-        if root.is_dir():
-            for path in root.rglob("*.ttf"):
-                found.setdefault(path.name, str(path))
-    return tuple(found[name] for name in _FONT_PREFS if name in found)
+    """The shipped TrueType fonts, in `FONT_FILES` order."""
+    return tuple(str(FONT_DIR / name) for name in FONT_FILES)
 
 
 @lru_cache(maxsize=64)
 def _font(index: int, size: int):
-    paths = font_paths()
-    if paths:
-        return ImageFont.truetype(paths[index % len(paths)], size)
-    return ImageFont.load_default(size=size)
+    return ImageFont.truetype(str(FONT_DIR / FONT_FILES[index % len(FONT_FILES)]), size)
 
 
 @lru_cache(maxsize=512)
@@ -186,7 +188,10 @@ def _draw_smiley(face: np.ndarray, ink: np.ndarray, cx: float, cy: float, r: flo
 
 
 def random_style(rng: np.random.Generator, code: str, edition: dict | None = None) -> tuple:
-    """A tile look; `edition` (from `random_edition`) keeps one set's tiles consistent."""
+    """A tile look; `edition` (from `random_edition`, or a `training.editions.Edition`)
+    keeps one set's tiles consistent."""
+    if hasattr(edition, "look"):
+        return edition.look(code, rng)
     e = edition or random_edition(rng)
     return (
         e["body"],
@@ -204,7 +209,7 @@ def random_edition(rng: np.random.Generator) -> dict:
     return {
         "body": int(rng.integers(len(BODIES))),
         "ink": int(rng.integers(4)),
-        "font": int(rng.integers(max(1, len(font_paths())))),
+        "font": int(rng.integers(CLASSIC_FONTS)),
         "scale": int(rng.integers(92, 112)),
         "ring": bool(rng.random() < 0.8),
         "ring_y": int(rng.integers(38, 46)),
@@ -539,6 +544,10 @@ def _scene_rack(rng, cv: _Canvas, scale, edition):
 
 
 def _face_for(code: str, style: tuple) -> np.ndarray:
+    if len(style) and style[0] == "look":  # an edition's look (training.editions)
+        from training.editions import edition_face
+
+        return edition_face(code, style)
     return tile_face(code, style)
 
 

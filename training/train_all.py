@@ -9,6 +9,13 @@ overall progress bar with their progress lines, keeps each trainer's log, then c
 models into `--out`, evaluates them on `valid/` (`bench.eval_vision`) and writes
 `models/README.md` and `models/confusion.png` (`training.model_card`).
 
+`--init-from DIR` fine-tunes instead (`make finetune`): each trainer starts from
+`DIR/<model>.onnx` (`training.onnx_init`: the ONNX weights copied into the torch net, batch
+norms frozen), usually at a lower `--lr` and with `--editions`, the share of rendered scenes
+in other editions and scenes (`training.editions`); the real photos keep their share of
+every batch. Write its models somewhere else first (`--out out/finetune`) and copy them into
+models/ only when `make eval` on them is no worse.
+
 By default the two trainings run side by side with one thread each (on a 2-core CPU that
 uses both cores with no thread contention, and each model gets the whole budget);
 `--sequential` runs them one after the other with two threads each, splitting the budget
@@ -177,6 +184,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=tuple(TRAINERS), default=None,
                         help="retrain one model only (the other is kept from --out)")
     parser.add_argument("--no-eval", action="store_true", help="skip evaluation and card")
+    parser.add_argument("--init-from", type=Path, default=None,
+                        help="fine-tune: start each model from DIR/<model>.onnx")
+    parser.add_argument("--editions", type=float, default=None,
+                        help="share of rendered scenes in other editions (training.editions)")
+    parser.add_argument("--lr", type=float, default=None, help="peak learning rate, both")
+    parser.add_argument("--detector-synth", type=float, default=None,
+                        help="the detector's share of rendered scenes (default its own 0.35)")
     args = parser.parse_args(argv)
 
     wall_start = time.time()
@@ -205,6 +219,14 @@ def main(argv: list[str] | None = None) -> int:
                  "--seed", str(args.seed)]
         if _accepts(module, "--threads"):
             argv_ += ["--threads", "1" if parallel else "2"]
+        if args.init_from is not None:
+            argv_ += ["--init-onnx", str(args.init_from / f"{name}.onnx")]
+        if args.editions is not None:
+            argv_ += ["--editions", str(args.editions)]
+        if args.lr is not None:
+            argv_ += ["--lr", str(args.lr)]
+        if args.detector_synth is not None and name == "detector":
+            argv_ += ["--synth", str(args.detector_synth)]
         specs.append((name, argv_, minutes))
         bar.print(f"train_all: {name}: {' '.join(argv_[1:])}")
     bar.print(f"train_all: {'side by side' if parallel else 'one after the other'}, "
@@ -250,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     text = report.pop("text")
     bar.print(text)
     (work / "eval.txt").write_text(text + "\n")
-    command = "make train  (python -m training.train_all"
+    command = ("make finetune" if args.init_from else "make train") + "  (python -m training.train_all"
     if argv:
         command += " " + " ".join(argv)
     elif len(sys.argv) > 1:

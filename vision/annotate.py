@@ -22,7 +22,7 @@ TILE_COLORS = {
     "R": (40, 40, 215),
     "B": (200, 90, 20),
     "O": (0, 140, 245),
-    "G": (40, 150, 40),
+    "G": (90, 140, 0),  # bluer and darker than VALID_COLOR, so a green tile stays a tile
     "J": (160, 40, 160),
 }
 VALID_COLOR = (40, 180, 40)
@@ -88,16 +88,30 @@ class TableAnnotator:
         cv2.polylines(image, [pts], True, color, thickness, cv2.LINE_AA)
 
     @staticmethod
-    def _dashed(image, points, color, thickness, dash: float) -> None:
-        pts = np.asarray(points, np.float32)
-        for a, b in zip(pts, np.roll(pts, -1, axis=0), strict=True):
-            length = float(np.linalg.norm(b - a))
-            steps = max(1, int(length // dash))
-            for k in range(0, steps, 2):
-                p = a + (b - a) * (k / steps)
-                q = a + (b - a) * (min(k + 1, steps) / steps)
-                cv2.line(image, tuple(np.round(p).astype(int)), tuple(np.round(q).astype(int)),
-                         color, thickness, cv2.LINE_AA)
+    def dash_segments(points, dash: float) -> np.ndarray:
+        """(M, 2, 2) int32 dashes along the closed outline `points` (K, 2), or along each
+        of several outlines (T, K, 2): each side is cut into steps of about `dash` pixels
+        and every other step is drawn."""
+        outlines = np.asarray(points, np.float32)
+        outlines = outlines.reshape(-1, *outlines.shape[-2:])
+        a = outlines.reshape(-1, 2)
+        side = (np.roll(outlines, -1, axis=1) - outlines).reshape(-1, 2)
+        steps = np.maximum(1, (np.hypot(side[:, 0], side[:, 1]) // dash).astype(np.int64))
+        count = (steps + 1) // 2  # dashes on each side: steps 0, 2, 4, ...
+        which = np.repeat(np.arange(len(a)), count)
+        k = 2 * (np.arange(len(which)) - np.repeat(np.cumsum(count) - count, count))
+        n = steps[which]
+        start = a[which] + side[which] * (k / n)[:, None]
+        end = a[which] + side[which] * (np.minimum(k + 1, n) / n)[:, None]
+        return np.round(np.stack([start, end], axis=1)).astype(np.int32)
+
+    @classmethod
+    def _dashed(cls, image, points, color, thickness, dash: float) -> None:
+        """Dashed closed outline(s), (K, 2) or (T, K, 2): one polylines call for every dash
+        of every outline (a call per dash cost most of the drawing time)."""
+        segments = cls.dash_segments(points, dash)
+        if len(segments):
+            cv2.polylines(image, list(segments), False, color, thickness, cv2.LINE_AA)
 
     # -- main ------------------------------------------------------------------------------
     def annotate(self, image: np.ndarray, detections: TileDetections, table=None) -> np.ndarray:
@@ -115,6 +129,12 @@ class TableAnnotator:
 
         if table is not None:
             self._draw_sets(out, detections, table, unit, line)
+        ids = sorted(i for i in loose if 0 <= i < len(codes))
+        if ids:  # a dashed ring round each loose tile, under the outlines and labels
+            corners = detections.corners[ids]
+            centres = corners.mean(axis=1, keepdims=True)
+            self._dashed(out, centres + (corners - centres) * 1.18, LOOSE_COLOR, line,
+                         dash=6 * unit)
 
         for i, code in enumerate(codes):
             corners = detections.corners[i]
@@ -125,10 +145,6 @@ class TableAnnotator:
             top = np.round(corners[:2]).astype(np.int32)
             cv2.line(out, tuple(top[0]), tuple(top[1]), WHITE, line + max(1, line // 2),
                      cv2.LINE_AA)
-            if i in loose:
-                centre = corners.mean(axis=0)
-                self._dashed(out, centre + (corners - centre) * 1.18, LOOSE_COLOR, line,
-                             dash=6 * unit)
             text = joker_texts.get(i, code)
             if uncertain:
                 text += "?"

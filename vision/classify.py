@@ -14,19 +14,20 @@ the number sits in the upper part of the face, which the network sees.
 
 from __future__ import annotations
 
-import json
+import hashlib
+import time
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 
 from vision.labels import TILE_CLASSES
 from vision.rectify import rectify_tiles, rotate_quad_180, to_tensor
+from vision.sessions import DEFAULT_THREADS, ModelsMissing, load_session, read_sidecar
 from vision.settings import MODELS_DIR
 
 
 class TileClassifier:
-    def __init__(self, session: ort.InferenceSession, spec: dict):
+    def __init__(self, session, spec: dict):
         self.session = session
         self.spec = spec
         self.labels: tuple[str, ...] = tuple(spec.get("labels") or TILE_CLASSES)
@@ -36,46 +37,68 @@ class TileClassifier:
         self.std = tuple(inp.get("std", (0.25, 0.25, 0.25)))
         self.input_name = session.get_inputs()[0].name
         self.scheme = spec.get("orientation", {}).get("scheme", "joint")
+        # The penultimate features, when the model has that output (calibration profiles).
+        outputs = getattr(session, "get_outputs", list)()
+        self.embedding_output: str | None = spec.get("embedding_output") or next(
+            (o.name for o in outputs if o.name == "embedding"), None)
+        self.model_sha256: str | None = spec.get("sha256")
+        # seconds of each step of the last `classify_both_ways` ("crop", "tensor",
+        # "network"), for `bench.vision_bench`'s breakdown
+        self.last_timings: dict[str, float] = {}
 
     @classmethod
-    def load(cls, models_dir: Path | str = MODELS_DIR, threads: int = 2) -> TileClassifier:
+    def load(cls, models_dir: Path | str = MODELS_DIR, threads: int = DEFAULT_THREADS) -> TileClassifier:
         models_dir = Path(models_dir)
         model = models_dir / "classifier.onnx"
         if not model.is_file():
-            raise FileNotFoundError(f"no classifier model at {model} (run `make train`)")
+            raise ModelsMissing(f"no classifier model at {model} (run `make train`)")
         spec_path = models_dir / "classifier.json"
-        spec = json.loads(spec_path.read_text()) if spec_path.is_file() else {}
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
-        return cls(session, spec)
+        spec = read_sidecar(spec_path) if spec_path.is_file() else {}
+        classifier = cls(load_session(model, threads), spec)
+        # A profile is tied to the exact model file it was made with.
+        classifier.model_sha256 = hashlib.sha256(model.read_bytes()).hexdigest()
+        return classifier
 
     def crops(self, image_bgr: np.ndarray, quads: np.ndarray) -> np.ndarray:
         """The (N, H, W, 3) uint8 crops the network reads."""
         return rectify_tiles(image_bgr, quads, self.size)
 
-    def predict_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(class probs (N, 53), probability that each crop shows its tile turned (N,))."""
-        probs, turned_probs = self.predict_joint(crops)
-        return probs, turned_probs.sum(axis=1)
+    def predict_crops(self, crops: np.ndarray, with_embedding: bool = False):
+        """(class probs (N, 53), probability that each crop shows its tile turned (N,)),
+        and with `with_embedding` the (N, D) embedding of the same run."""
+        probs, turned_probs, *embedding = self.predict_joint(crops, with_embedding)
+        return (probs, turned_probs.sum(axis=1), *embedding)
 
-    def predict_joint(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def predict_joint(self, crops: np.ndarray, with_embedding: bool = False):
         """(class probs (N, 53) over both orientations, the share of each class that says
-        the crop shows the tile turned round (N, 53))."""
+        the crop shows the tile turned round (N, 53)); `with_embedding` adds the (N, D)
+        penultimate features of the same run (ValueError if the model has none)."""
         n_cls = len(self.labels)
+        if with_embedding and not self.embedding_output:
+            raise ValueError("this classifier has no embedding output "
+                             "(run `python -m training.add_embedding_output`)")
         if len(crops) == 0:
-            return np.zeros((0, n_cls), np.float32), np.zeros((0, n_cls), np.float32)
+            empty = np.zeros((0, n_cls), np.float32), np.zeros((0, n_cls), np.float32)
+            return (*empty, np.zeros((0, 0), np.float32)) if with_embedding else empty
+        start = time.perf_counter()
         x = to_tensor(crops, self.mean, self.std)
-        logits = self.session.run(None, {self.input_name: x})[0].astype(np.float32)
+        tensor = time.perf_counter()
+        outputs = self.session.run(None, {self.input_name: x})
+        self.last_timings.update(tensor=tensor - start, network=time.perf_counter() - tensor)
+        logits = outputs[0].astype(np.float32)
+        embedding = None
+        if with_embedding:
+            names = [o.name for o in self.session.get_outputs()]
+            embedding = outputs[names.index(self.embedding_output)].astype(np.float32)
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
         p /= p.sum(axis=1, keepdims=True)
         if p.shape[1] == 2 * n_cls:  # joint: class x (upright, turned)
             p = p.reshape(-1, 2, n_cls)
-            return p.sum(axis=1), p[:, 1]
-        return p, np.zeros_like(p)
+            result = p.sum(axis=1), p[:, 1]
+        else:
+            result = p, np.zeros_like(p)
+        return (*result, embedding) if with_embedding else result
 
     def classify(self, image_bgr: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(upright quads (N, 4, 2) float32, class probabilities (N, 53) float32)."""
@@ -86,7 +109,10 @@ class TileClassifier:
         """`classify`, plus (N, 53) the share of each class that says the tile lies turned
         the other way round from the upright quad returned."""
         quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
-        probs, turned_probs = self.predict_joint(self.crops(image_bgr, quads))
+        start = time.perf_counter()
+        crops = self.crops(image_bgr, quads)
+        self.last_timings = {"crop": time.perf_counter() - start}
+        probs, turned_probs = self.predict_joint(crops)
         turned = turned_probs.sum(axis=1) > 0.5
         upright = np.where(turned[:, None, None], rotate_quad_180(quads), quads)
         # For a tile taken as turned, "the other way" is the crop's own upright half.

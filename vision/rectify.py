@@ -82,8 +82,12 @@ def rectify_tiles(
     out = np.empty((len(quads), h, w, 3), np.uint8)
     dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]]) - 0.5
     ih, iw = image_bgr.shape[:2]
+    # How many crop pixels each photo pixel spans, for all tiles at once (the per-tile loop
+    # below is then only OpenCV calls, warping straight into `out`).
+    sides = np.maximum(np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1) / w,
+                       np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1) / h)
     for i, quad in enumerate(quads):
-        side = max(np.linalg.norm(quad[1] - quad[0]) / w, np.linalg.norm(quad[3] - quad[0]) / h)
+        side = sides[i]
         src, quad_px = image_bgr, quad
         if side >= 2.5:  # shrink the neighbourhood first by 2, 4 or 8 (fast area path)
             k = min(8, 2 ** int(np.log2(side / 1.25)))
@@ -97,9 +101,18 @@ def rectify_tiles(
                                  interpolation=cv2.INTER_AREA)
                 quad_px = (quad - np.float32([x0, y0]) + 0.5) / k - 0.5
         m = cv2.getPerspectiveTransform(quad_px.astype(np.float32), dst)
-        out[i] = cv2.warpPerspective(src, m, (w, h), flags=cv2.INTER_LINEAR,
-                                     borderMode=cv2.BORDER_REPLICATE)
+        cv2.warpPerspective(src, m, (w, h), dst=out[i], flags=cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_REPLICATE)
     return out
+
+
+@lru_cache(maxsize=8)
+def _tensor_table(mean: tuple[float, ...], std: tuple[float, ...]) -> np.ndarray:
+    """(3, 256) float32: the tensor value of each byte in each channel, computed with the
+    same float32 operations as the arithmetic it replaces, so it gives the same bits."""
+    x = np.arange(256, dtype=np.float32)[:, None] * np.float32(1 / 255)
+    x = (x - np.float32(mean)) / np.float32(std)
+    return np.ascontiguousarray(x.T)
 
 
 def to_tensor(
@@ -108,6 +121,15 @@ def to_tensor(
     std: tuple[float, float, float] = DEFAULT_STD,
 ) -> np.ndarray:
     """(N, H, W, 3) uint8 BGR crops -> (N, 3, H, W) float32, (x/255 - mean) / std per channel."""
-    x = np.asarray(crops, np.float32).reshape(-1, *np.shape(crops)[-3:]) * np.float32(1 / 255)
-    x = (x - np.float32(mean)) / np.float32(std)
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+    crops = np.asarray(crops)
+    crops = crops.reshape(-1, *crops.shape[-3:])
+    if crops.dtype != np.uint8:  # e.g. float crops from an augmentation: plain arithmetic
+        x = (crops.astype(np.float32) * np.float32(1 / 255) - np.float32(mean)) / np.float32(std)
+        return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+    table = _tensor_table(tuple(float(v) for v in mean), tuple(float(v) for v in std))
+    # A look-up per byte instead of three float passes and a transposed copy: the same
+    # numbers (a test compares them with the arithmetic), in a third of the time.
+    x = np.empty((len(crops), 3, *crops.shape[1:3]), np.float32)
+    for channel in range(3):
+        np.take(table[channel], crops[..., channel], out=x[:, channel], mode="clip")
+    return x

@@ -125,7 +125,7 @@ def _log(p: float) -> float:
 def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
                 layout: Layout | None = None) -> TableReading:
     """Group, re-read with the rules, and judge the tiles of one table photo."""
-    from referee import DEFAULT_RULES, SearchBudgetExceeded, arrange, copy_problems
+    from referee import DEFAULT_RULES, SearchBudgetExceeded, TooManyTiles, arrange, copy_problems
 
     rules = rules or DEFAULT_RULES
     n = len(detections)
@@ -245,6 +245,9 @@ def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
             arranged = None
             warnings.append(f"no suggestion: the search for a valid arrangement gave up "
                             f"({error})")
+        except TooManyTiles as error:
+            arranged = None  # two boxes, or many false finds: nothing to arrange
+            warnings.append(f"no suggestion: {error}")
         if arranged:
             suggestion = [[t.code() for t in s] for s in arranged]
     return TableReading(out, sets, loose, verdicts, table_valid, suggestion, warnings, rereads,

@@ -16,14 +16,20 @@ Tiles of the two photos are matched by place first and by reading second:
    in `warnings`, marked uncertain): a tile swapped for another on the very same spot
    would have to leave the table, which never happens legally, while misreads do. A joker
    and a numbered tile on one spot stay apart: that is a joker being won back.
+5. A pair read differently keeps the AFTER photo's own reading when the merged reading
+   would break a set that is valid as the AFTER photo alone reads it (what `scan` says):
+   the photos together must never make a valid set invalid.
 What is left over in AFTER was played; what is left over in BEFORE left the table. A
 tile the camera barely saw lying alone (`TableReading.faint`, maybe a knot in the wood) is
 not held against the player: it is left out of the referee's check, and named in
 `warnings` when only one photo shows it.
 
 Then both tables are judged (`vision.table.judge_table`) and the referee's `check_turn`
-says whether the turn was legal. Without a rack photo, the played tiles are assumed to
-have come from the player's rack.
+says whether the turn was legal, judging what the player changed: a set already invalid in
+BEFORE and left as it was is named in `invalid_before`, not held against the player. A
+tile matched across the photos is one tile to the referee's count (same reading in both,
+counted in both or in neither), so `verdict.played` names the tiles of `played`.
+Without a rack photo, the played tiles are assumed to have come from the player's rack.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.detections import TileDetections
+from vision.layout import Layout, group_lines
 from vision.table import TableReading, judge_table
 
 SAME_PLACE = 0.6  # centres closer than this many tile heights: the same place
@@ -61,6 +68,7 @@ class TurnReading:
         out = {
             "legal": bool(v.legal),
             "problems": list(v.problems),
+            "invalid_before": list(getattr(v, "invalid_before", [])),
             "draw": int(getattr(v, "draw", 0)),
             "played": [{"id": i, "code": codes_a[i]} for i in self.played],
             "left_table": [{"id": i, "code": codes_b[i]} for i in self.left],
@@ -179,6 +187,43 @@ def _with_probs(d: TileDetections, rows: dict[int, np.ndarray], doubt=()) -> Til
     return TileDetections(d.corners, d.detector_scores, probs, ids, d.labels, uncertain)
 
 
+def _in_valid_sets(reading: TableReading) -> set[int]:
+    return {i for ids, v in zip(reading.sets, reading.verdicts, strict=True) if v.valid
+            for i in ids}
+
+
+def _keep_valid_after_sets(after: TileDetections, combined: dict, doubt: set, rules,
+                           layout: Layout | None = None):
+    """(combined, merged): `combined` (merged class probabilities per matched pair), where
+    a pair whose merged reading breaks a set that the AFTER photo alone reads as valid takes
+    the AFTER photo's own probabilities instead, in both photos: one tile, read as its
+    valid set says; `merged` is the AFTER table judged with them. `layout` is the AFTER
+    photo's grouping into lines (it depends on the corners alone, so it is made once)."""
+    combined = dict(combined)
+    alone = None  # what `scan AFTER` says; judged only when a merged set is invalid
+    for _round in range(3):
+        merged = judge_table(_with_probs(after, {a: p for (_b, a), p in combined.items()},
+                                         doubt=doubt), rules, layout=layout)
+        in_invalid = {i for ids, v in zip(merged.sets, merged.verdicts, strict=True)
+                      if not v.valid for i in ids}
+        suspects = [(b, a) for (b, a) in combined if a in in_invalid]
+        if not suspects:
+            break
+        if alone is None:
+            alone = judge_table(after, rules, suggest=False, layout=layout)
+            valid_alone = _in_valid_sets(alone)
+        broken = [(b, a) for (b, a) in suspects if a in valid_alone
+                  and merged.detections.codes[a] != alone.detections.codes[a]]
+        if not broken:
+            break
+        for b, a in broken:
+            combined[(b, a)] = after.class_probs[a]
+    else:
+        merged = judge_table(_with_probs(after, {a: p for (_b, a), p in combined.items()},
+                                         doubt=doubt), rules, layout=layout)
+    return combined, merged
+
+
 # ----------------------------------------------------------------------------- judging
 def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
                rack: TileDetections | list | None = None, first_meld: bool = False) -> TurnReading:
@@ -193,19 +238,26 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
     matches, moved, combined, misread = match_tiles(before, after)
     was_b = [before.labels[k] for k in before.class_ids]
     was_a = [after.labels[k] for k in after.class_ids]
+    combined, merged = _keep_valid_after_sets(after, combined, {a for _b, a in misread}, rules,
+                                              group_lines(after.corners) if len(after) else None)
     before = _with_probs(before, {b: p for (b, _a), p in combined.items()},
                          doubt={b for b, _a in misread})
     after = _with_probs(after, {a: p for (_b, a), p in combined.items()},
                         doubt={a for _b, a in misread})
     table_b = judge_table(before, rules, suggest=False)
-    table_a = judge_table(after, rules)
+    table_a = merged  # judged from these very probabilities
     warnings = [f"tile {a} read {was_a[a]} after but {was_b[b]} before on the same spot: "
                 f"taken as one tile, {after.codes[a]}; check it" for b, a in misread]
-    # The rules may re-read a matched tile in one photo: keep the pair agreeing.
+    # The rules may re-read a matched tile in one photo (each photo's sets ask for their
+    # own reading): keep the pair agreeing. It is one tile, so the referee counts it in
+    # BEFORE as the AFTER photo reads it, the reading the turn is judged on; else the count
+    # says that one tile left the table and another one came from the rack.
     codes_b, codes_a = table_b.detections.codes, table_a.detections.codes
+    counted_b = list(codes_b)
     for b, a in matches:
         if codes_b[b] != codes_a[a]:
             warnings.append(f"tile {a} reads {codes_a[a]} after but {codes_b[b]} before")
+            counted_b[b] = codes_a[a]
     matched_b = {b for b, _ in matches}
     matched_a = {a for _, a in matches}
     played = [a for a in range(len(after)) if a not in matched_a]
@@ -218,11 +270,14 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
                             f"alone: left out of the turn check; check the table there")
     played = [a for a in played if a not in table_a.faint]
     left = [b for b in left if b not in table_b.faint]
+    # A faint tile matched to one the other photo sees clearly is a tile: counted on both
+    # sides or on neither, as the matching says it stayed.
+    faint_b = set(table_b.faint) - {b for b, a in matches if a not in table_a.faint}
+    faint_a = set(table_a.faint) - {a for b, a in matches if b not in table_b.faint}
 
-    def table_of(reading: TableReading):
-        codes = reading.detections.codes
+    def table_of(reading: TableReading, codes, faint):
         sets = [[Tile.from_code(codes[i]) for i in s] for s in reading.sets]
-        sets += [[Tile.from_code(codes[i])] for i in reading.loose if i not in reading.faint]
+        sets += [[Tile.from_code(codes[i])] for i in reading.loose if i not in faint]
         return sets
 
     if rack is None:
@@ -231,7 +286,8 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
         rack_tiles = [Tile.from_code(c) for c in rack.codes]
     else:
         rack_tiles = list(rack)
-    verdict = check_turn(table_of(table_b), table_of(table_a), rack_tiles, not first_meld, rules)
+    verdict = check_turn(table_of(table_b, counted_b, faint_b),
+                         table_of(table_a, codes_a, faint_a), rack_tiles, not first_meld, rules)
     after_of = dict(matches)
     after_sets = {tuple(sorted(s)) for s in table_a.sets}
     touched = [k for k, s in enumerate(table_b.sets)

@@ -8,19 +8,29 @@ objects as `scan`, with the models loaded once per command.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
+
+from app.cli.common import (
+    CommandError,
+    add_json_option,
+    add_models_option,
+    add_rules_options,
+    command_parser,
+    rules_from_args,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add this module's subcommands."""
-    turn = subparsers.add_parser(
-        "turn",
+    turn = command_parser(
+        subparsers, "turn", photos=True,
         help="judge a turn from photos of the table before and after it",
         description="Match the tiles of the BEFORE and AFTER photos (by reading and by place, "
         "so two identical tiles do not confuse it) and run the referee's turn check: tiles "
-        "played, tiles that left the table, a missing joker, the sets and their verdicts.",
+        "played, tiles that left the table, a missing joker, the sets and their verdicts. "
+        "Sets that were already invalid in BEFORE and that the player left as they were are "
+        "named, not held against the player. Exit status 1 when the turn is not legal.",
     )
     turn.add_argument("before", metavar="BEFORE", help="photo of the table before the turn")
     turn.add_argument("after", metavar="AFTER", help="photo of the table after the turn")
@@ -31,12 +41,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(turn)
     turn.set_defaults(func=run_turn)
 
-    round_ = subparsers.add_parser(
-        "round",
+    round_ = command_parser(
+        subparsers, "round", photos=True,
         help="score the end of a round from rack photos",
         description="Read each player's rack photo and score the round (RULES.md section 8). "
         "Photos go to the players in order; the winner's rack may be left out (or given as "
-        "'-'), being empty. Without --winner the pool ran out and the lowest rack wins.",
+        "'-'), being empty. Without --winner the pool ran out and the lowest rack wins. "
+        "With --sheet the round is added to a score sheet file, locked while it is "
+        "changed, so rounds recorded at the same moment all land.",
     )
     round_.add_argument("racks", nargs="+", metavar="RACK_PHOTO", help="rack photos, or - for empty")
     round_.add_argument("--players", required=True, help='player names, e.g. "Ann,Ben,Cas,Dee"')
@@ -46,37 +58,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(round_)
     round_.set_defaults(func=run_round)
 
-    start = subparsers.add_parser(
-        "start",
+    start = command_parser(
+        subparsers, "start", photos=True,
         help="who starts, from a photo of the tiles drawn at the start",
         description="Each player draws one tile, laid left to right in player order; the "
         "highest number starts, ties draw again (RULES.md section 3).",
     )
-    start.add_argument("photo", metavar="PHOTO")
-    start.add_argument("--players", required=True, help='player names, left to right')
+    start.add_argument("photo", metavar="PHOTO",
+                       help="photo of the drawn tiles, one per player, laid left to right")
+    start.add_argument("--players", required=True,
+                       help='player names in the order of their tiles, left to right, e.g. '
+                            '"Ann,Ben,Cas"')
     _common(start)
     start.set_defaults(func=run_start)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--edition", metavar="NAME", default=None,
-                        help="rule preset (default: the standard rules)")
-    parser.add_argument("--json", action="store_true", help="print JSON to stdout")
-    parser.add_argument("--models", metavar="DIR", type=Path, default=None,
-                        help="folder with detector.onnx and classifier.onnx (default: models/)")
+    add_rules_options(parser)
+    add_json_option(parser)
+    add_models_option(parser)
+    parser.add_argument("--profile", metavar="PROFILE", type=Path, default=None,
+                        help="calibration profile of your tiles (from `rummikub calibrate`)")
 
 
 # ----------------------------------------------------------------------------- helpers
 def _error(message: str):
-    from app.cli import CommandError
-
     return CommandError(message)
 
 
-def _rules(name: str | None):
-    from app.cli import rules_for_edition
-
-    return rules_for_edition(name)
+def _rules(args: argparse.Namespace):
+    return rules_from_args(args)
 
 
 def _players(text: str) -> list[str]:
@@ -91,12 +102,13 @@ def _players(text: str) -> list[str]:
 class _Reader:
     """Loads the models once (on first use) and reads photos into TileDetections."""
 
-    def __init__(self, models_dir: Path | None):
+    def __init__(self, models_dir: Path | None, profile: Path | None = None):
         self.models_dir = models_dir
+        self.profile = profile
         self._reader = None
 
     def read(self, path: str):
-        from vision.decode import PhotoError, read_photo
+        from vision.decode import PhotoError, open_photo
         from vision.pipeline import ModelsMissing, TileReader
 
         if self._reader is None:
@@ -104,11 +116,15 @@ class _Reader:
                 self._reader = TileReader.load(self.models_dir)
             except ModelsMissing as error:
                 raise _error(str(error)) from None
+            from app.cli.calibrate import load_profile
+
+            self._reader = load_profile(self._reader, self.profile)
         try:
-            image = read_photo(path)
+            # checked now; decoded (only as far as the reading needs) by the reader
+            return self._reader.read(open_photo(path))
         except PhotoError as error:
-            raise _error(str(error)) from None  # the message already names the photo
-        return self._reader.read(image)
+            message = str(error)
+            raise _error(message if str(path) in message else f"{path}: {message}") from None
 
 
 def _set_lines(reading, indent: str = "  ") -> list[str]:
@@ -128,16 +144,26 @@ def _set_lines(reading, indent: str = "  ") -> list[str]:
 
 
 def _print_json(obj) -> None:
-    json.dump(obj, sys.stdout, indent=2)
-    sys.stdout.write("\n")
+    """The layout of `scan --json`: one tile (or set) per line."""
+    from app.cli.photos import to_json_text
+
+    sys.stdout.write(to_json_text(obj) + "\n")
+
+
+def _rack_lines(rack, indent: str = "  ") -> list[str]:
+    """A rack's tiles row by row, as the player sees them; `?` marks a doubtful reading."""
+    codes = rack.detections.codes
+    return [f"{indent}row {number}: " + " ".join(codes[i] + ("?" if rack.detections.uncertain[i]
+                                                              else "") for i in row)
+            for number, row in enumerate(rack.rows, 1)]
 
 
 # ----------------------------------------------------------------------------- turn
 def run_turn(args: argparse.Namespace) -> int:
     from vision.turn import judge_turn
 
-    rules = _rules(args.edition)
-    reader = _Reader(args.models)
+    rules = _rules(args)
+    reader = _Reader(args.models, args.profile)
     before = reader.read(args.before)
     after = reader.read(args.after)
     rack = None
@@ -166,8 +192,13 @@ def run_turn(args: argparse.Namespace) -> int:
         print(line)
     for problem in v.problems:
         print(f"  problem: {problem}")
+    for earlier in v.invalid_before:
+        print(f"  not this player's: {earlier}")
     if not v.legal and v.draw:
-        print(f"  the table is restored and the player draws {v.draw}")
+        if v.played:
+            print(f"  the table is restored and the player draws {v.draw}")
+        else:
+            print(f"  the player draws {v.draw}")
     for warning in turn.warnings + turn.after.warnings:
         print(f"  warning: {warning}")
     return 0 if v.legal else 1
@@ -189,48 +220,26 @@ def score_photo(args: argparse.Namespace) -> int:
             photo = value[0] if isinstance(value, list | tuple) else value
     if photo is None:
         raise _error("score: give a rack photo")
-    rules = _rules(getattr(args, "edition", None))
-    reader = _Reader(getattr(args, "models", None))
+    rules = _rules(args)
+    reader = _Reader(getattr(args, "models", None), getattr(args, "profile", None))
     rack = read_rack(reader.read(str(photo)), rules)
     if getattr(args, "json", False):
-        _print_json(rack.to_json(str(photo)))
+        _print_json({**rack.to_json(str(photo)), "edition": rules.name})
         return 0
-    codes = rack.detections.codes
-    print(f"{photo}: {len(codes)} tiles, penalty {rack.total}")
-    for number, row in enumerate(rack.rows, 1):
-        print(f"  row {number}: " + " ".join(codes[i] + ("?" if rack.detections.uncertain[i] else "")
-                                           for i in row))
+    print(f"{photo}: {len(rack.detections)} tiles, penalty {rack.total}")
+    for line in _rack_lines(rack):
+        print(line)
     for warning in rack.warnings:
         print(f"  warning: {warning}")
     return 0
 
 
 # ----------------------------------------------------------------------------- round
-def _write_atomically(path, text: str) -> None:
-    """Replace `path` with `text` so a crash or full disk never leaves half a score sheet."""
-    import os
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def run_round(args: argparse.Namespace) -> int:
-    from referee import ScoreSheet, score_round
+    from referee import ScoreSheet, Tile, score_round
     from vision.rack import read_rack
 
-    rules = _rules(args.edition)
+    rules = _rules(args)
     players = _players(args.players)
     if args.winner is not None and args.winner not in players:
         raise _error(f"--winner {args.winner!r} is not one of the players: {', '.join(players)}")
@@ -240,7 +249,7 @@ def run_round(args: argparse.Namespace) -> int:
     if len(photos) != len(players):
         raise _error(f"{len(photos)} rack photo(s) for {len(players)} players; give one per "
                      f"player in order (the winner's may be left out or given as -)")
-    reader = _Reader(args.models)
+    reader = _Reader(args.models, args.profile)
     racks, readings = {}, {}
     for name, photo in zip(players, photos, strict=True):
         if photo == "-":
@@ -248,8 +257,6 @@ def run_round(args: argparse.Namespace) -> int:
             continue
         reading = read_rack(reader.read(photo), rules)
         readings[name] = reading
-        from referee import Tile
-
         racks[name] = [Tile.from_code(c) for c in reading.detections.codes]
     try:
         result = score_round(racks, args.winner, rules)
@@ -257,14 +264,17 @@ def run_round(args: argparse.Namespace) -> int:
         raise _error(str(error)) from None
     sheet = None
     if args.sheet is not None:
+        from app.cli.sheetfile import update_sheet
+
+        def add_round(old: ScoreSheet | None) -> ScoreSheet:
+            new = old or ScoreSheet(players)
+            new.add_round(result)
+            return new
+
         try:
-            sheet = (ScoreSheet.from_csv(args.sheet.read_text()) if args.sheet.exists()
-                     and args.sheet.read_text().strip() else ScoreSheet(players))
-            sheet.add_round(result)
-        except (ValueError, OSError) as error:
+            sheet = update_sheet(args.sheet, add_round)
+        except ValueError as error:
             raise _error(f"--sheet {args.sheet}: {error}") from None
-        try:
-            _write_atomically(args.sheet, sheet.to_csv())
         except OSError as error:
             raise _error(f"--sheet {args.sheet}: cannot write the score sheet "
                          f"({error.strerror or error}); it is unchanged") from None
@@ -273,12 +283,14 @@ def run_round(args: argparse.Namespace) -> int:
             "players": [
                 {"name": name, "photo": photo if photo != "-" else None,
                  "tiles": readings[name].detections.to_json() if readings[name] else [],
-                 "rack_total": result.rack_totals.get(name, 0), "score": result.scores[name],
+                 "rows": readings[name].to_json()["rows"] if readings[name] else [],
+                 "total": result.rack_totals.get(name, 0), "score": result.scores[name],
                  "warnings": readings[name].warnings if readings[name] else []}
                 for name, photo in zip(players, photos, strict=True)
             ],
             "winner": result.winner,
             "pool_empty": result.pool_empty,
+            "edition": rules.name,
         }
         if sheet is not None:
             out["sheet"] = str(args.sheet)
@@ -289,11 +301,13 @@ def run_round(args: argparse.Namespace) -> int:
     print("round scores" + (f" (winner {result.winner})" if result.winner else " (no winner)"))
     for name in players:
         reading = readings[name]
-        tiles = " ".join(reading.detections.codes) if reading else "(empty rack)"
-        print(f"  {name:<10} {result.scores[name]:>+5}   rack {result.rack_totals.get(name, 0):>3}: "
-              f"{tiles}")
+        rack = f"rack {result.rack_totals.get(name, 0):>3}"
+        print(f"  {name:<10} {result.scores[name]:>+5}   "
+              + (f"{rack}:" if reading and reading.rows else f"{rack}: (empty rack)"))
+        for line in _rack_lines(reading, " " * 15) if reading else []:
+            print(line)
         for warning in reading.warnings if reading else []:
-            print(f"             warning: {warning}")
+            print(f"{' ' * 15}warning: {warning}")
     if sheet is not None:
         print(f"score sheet {args.sheet}: totals after {len(sheet.rounds)} round(s)")
         for name, total in sheet.totals.items():
@@ -307,8 +321,9 @@ def run_round(args: argparse.Namespace) -> int:
 def run_start(args: argparse.Namespace) -> int:
     from vision.rack import start_order
 
+    _rules(args)  # the draw needs no rules, but a bad --edition or --set is still said
     players = _players(args.players)
-    reader = _Reader(args.models)
+    reader = _Reader(args.models, args.profile)
     try:
         draw = start_order(reader.read(args.photo), players)
     except ValueError as error:

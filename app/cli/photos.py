@@ -4,7 +4,7 @@ The models are loaded once and every photo goes through the same `vision.pipelin
 objects the app uses. With `--json` stdout holds exactly one JSON array, one object per
 photo in the order given; a photo that cannot be read gets a one-line error on stderr
 (and an object with an `error` field in the array), the other photos are still read, and
-the exit status is 2.
+the exit status is 2. Otherwise it is 1 when any photo's table is not valid, else 0.
 """
 
 from __future__ import annotations
@@ -17,22 +17,29 @@ from pathlib import Path
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add this module's subcommands."""
-    parser = subparsers.add_parser(
-        "scan",
+    from app.cli.common import (
+        add_json_option,
+        add_models_option,
+        add_rules_options,
+        command_parser,
+    )
+
+    parser = command_parser(
+        subparsers, "scan", photos=True,
         help="read every tile in photos (and judge the sets on the table)",
         description="Read every tile in each photo: colour, number or joker, and its corners; "
-        "group the tiles into sets and judge them with the edition's rules.",
+        "group the tiles into sets and judge them with the edition's rules. Exit status 1 "
+        "when a photo's table is not valid.",
     )
     parser.add_argument("photos", nargs="+", metavar="PHOTO", help="photo files (JPEG, PNG, ...)")
-    parser.add_argument("--json", action="store_true", help="print one JSON array to stdout")
+    add_json_option(parser, "print one JSON array to stdout, one object per photo")
     parser.add_argument("--annotate", metavar="OUT_DIR", type=Path,
                         help="write an annotated copy of each photo into OUT_DIR")
-    parser.add_argument("--edition", metavar="NAME", default=None,
-                        help="rule preset used to judge the sets (default: the standard rules)")
-    parser.add_argument("--models", metavar="DIR", type=Path, default=None,
-                        help="folder with detector.onnx and classifier.onnx (default: models/)")
+    add_rules_options(parser)
+    add_models_option(parser)
+    parser.add_argument("--profile", metavar="PROFILE", type=Path, default=None,
+                        help="calibration profile of your tiles (from `rummikub calibrate`)")
     parser.set_defaults(func=run_scan)
-
 
 
 def _unique_path(out_dir: Path, stem: str, used: set[str]) -> Path:
@@ -47,16 +54,16 @@ def _unique_path(out_dir: Path, stem: str, used: set[str]) -> Path:
 def scan_photo(reader, path: str, *, rules, annotator=None,
                annotate_to: Path | None = None) -> dict:
     """Read one photo -> the scan JSON object. Raises vision.decode.PhotoError."""
-    from vision.decode import read_photo
+    from vision.decode import open_photo
     from vision.table import judge_table
 
-    image = read_photo(path)
-    table = judge_table(reader.read(image), rules)
+    photo = open_photo(path)  # checked now; decoded only as far as the reading needs
+    table = judge_table(reader.read(photo), rules)
     detections = table.detections  # the rules may have re-read a tile
     result: dict = {
         "photo": str(path),
-        "width": int(image.shape[1]),
-        "height": int(image.shape[0]),
+        "width": int(photo.width),
+        "height": int(photo.height),
         "tiles": detections.to_json(),
     }
     result.update(table.to_json())
@@ -65,7 +72,7 @@ def scan_photo(reader, path: str, *, rules, annotator=None,
     if annotator is not None and annotate_to is not None:
         import cv2
 
-        picture = annotator.annotate(image, detections, table)
+        picture = annotator.annotate(photo.image(), detections, table)
         if not cv2.imwrite(str(annotate_to), picture, [cv2.IMWRITE_JPEG_QUALITY, 90]):
             raise OSError(f"cannot write {annotate_to}")
         result["annotated"] = str(annotate_to)
@@ -85,7 +92,8 @@ def _flat(value) -> bool:
 def to_json_text(value, indent: int = 0) -> str:
     """JSON with one tile (or one set) per line: readable and still short."""
     pad, inner = " " * indent, " " * (indent + 1)
-    if _flat(value) and not (isinstance(value, dict) and indent == 1):
+    # the cheap test first: _flat walks the whole value, and a photo's object is never flat
+    if not (isinstance(value, dict) and indent == 1) and _flat(value):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
         items = [inner + to_json_text(v, indent + 1) for v in value]
@@ -129,15 +137,18 @@ def _code(tile: dict) -> str:
 
 
 def run_scan(args: argparse.Namespace) -> int:
-    from app.cli import CommandError, rules_for_edition
+    from app.cli.common import CommandError, rules_from_args
     from vision.decode import PhotoError
     from vision.pipeline import ModelsMissing, TileReader
 
-    rules = rules_for_edition(args.edition)
+    rules = rules_from_args(args)
     try:
         reader = TileReader.load(args.models)
     except ModelsMissing as error:
         raise CommandError(str(error)) from None
+    from app.cli.calibrate import load_profile
+
+    reader = load_profile(reader, args.profile)
     annotator = None
     if args.annotate is not None:
         from vision.annotate import TableAnnotator
@@ -166,8 +177,10 @@ def run_scan(args: argparse.Namespace) -> int:
             result = {"photo": photo, "error": str(error), "tiles": [], "warnings": []}
             status = 2
         results.append(result)
-        if not args.json and "error" not in result:
-            print(_summary(result), flush=True)
+        if "error" not in result:
+            status = max(status, 0 if result["table_valid"] else 1)
+            if not args.json:
+                print(_summary(result), flush=True)
     if args.json:
         sys.stdout.write(to_json_text(results) + "\n")
     return status

@@ -131,16 +131,25 @@ def real_crops(split: str, size, copies: int, seed: int, strength: float = 1.0,
 
 def synthetic_crops(n: int, size, seed: int, copies: int = 2, deadline: float | None = None,
                     strength: float = 1.0, heavy: float = 0.0, heavy_max: float = 4.0,
-                    log=print):
-    """About `n` crops cut from rendered scenes (stops early at `deadline`)."""
+                    log=print, editions: float = 0.0):
+    """About `n` crops cut from rendered scenes (stops early at `deadline`); a share
+    `editions` of the scenes in other editions and scenes (`training.editions`)."""
     from training.render import render_scene  # Pillow: training only
 
     rng = np.random.default_rng(seed)
     xs, ys, count, scenes = [], [], 0, 0
     t0 = time.perf_counter()
     while count < n and (deadline is None or time.perf_counter() < deadline):
-        kind = str(rng.choice(["table", "scatter", "closeup", "rack"], p=[0.3, 0.35, 0.2, 0.15]))
-        photo, labels = render_scene(rng, kind=kind)
+        if editions and rng.random() < editions:
+            from training.editions import render_edition_scene
+
+            photo, labels, _ = render_edition_scene(rng, kind=str(rng.choice(
+                ["table", "scatter", "closeup", "rack", "rack_front", "hand"],
+                p=[0.2, 0.2, 0.1, 0.1, 0.3, 0.1])))
+        else:
+            kind = str(rng.choice(["table", "scatter", "closeup", "rack"],
+                                  p=[0.3, 0.35, 0.2, 0.15]))
+            photo, labels = render_scene(rng, kind=kind)
         scenes += 1
         if not labels:
             continue

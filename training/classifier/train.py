@@ -104,20 +104,35 @@ def build_data(args, deadline_data: float):
     n_syn = args.synthetic
     syn_x, syn_y = data.synthetic_crops(n_syn, SIZE, seed=args.seed + 1, deadline=deadline_data,
                                         strength=args.jitter, heavy=args.heavy,
-                                        heavy_max=args.heavy_max)
+                                        heavy_max=args.heavy_max, editions=args.editions)
     return real_x, real_y, syn_x, syn_y
+
+
+class WithEmbedding(torch.nn.Module):
+    """What goes into the ONNX file: the logits and, as a second output named "embedding",
+    the head's penultimate features (after the ReLU of fc128), one row per crop, for the
+    calibration's nearest-prototype head."""
+
+    def __init__(self, net: TileNet):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        head = self.net.head  # Flatten, Dropout, Linear, ReLU, Dropout, Linear
+        embedding = head[3](head[2](head[1](head[0](self.net.features(x)))))
+        return head[5](head[4](embedding)), embedding
 
 
 def export(model: TileNet, out_dir: Path, meta: dict) -> Path:
     model.eval()
     path = out_dir / "classifier.onnx"
     dummy = torch.zeros(2, 3, SIZE[1], SIZE[0])
-    kwargs = dict(input_names=["crops"], output_names=["logits"], opset_version=17,
-                  dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
+    kwargs = dict(input_names=["crops"], output_names=["logits", "embedding"], opset_version=17,
+                  dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}, "embedding": {0: "n"}})
     try:
-        torch.onnx.export(model, (dummy,), str(path), dynamo=False, **kwargs)
+        torch.onnx.export(WithEmbedding(model), (dummy,), str(path), dynamo=False, **kwargs)
     except TypeError:
-        torch.onnx.export(model, (dummy,), str(path), **kwargs)
+        torch.onnx.export(WithEmbedding(model), (dummy,), str(path), **kwargs)
     # keep weights inside the one file
     import onnx
 
@@ -138,6 +153,7 @@ def export(model: TileNet, out_dir: Path, meta: dict) -> Path:
                     "degrees (its upright top-left is the quad's q2)",
         },
         "uncertain_below": 0.6,
+        "embedding_output": "embedding",
         "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
         **meta,
     }
@@ -164,6 +180,13 @@ def main(argv=None) -> int:
     p.add_argument("--heavy", type=float, default=0.5,
                    help="share of crops with a heavy jitter (strength 1.5..--heavy-max)")
     p.add_argument("--heavy-max", type=float, default=4.0)
+    p.add_argument("--editions", type=float, default=0.0,
+                   help="share of synthetic scenes in other editions (training.editions)")
+    p.add_argument("--init-onnx", type=Path, default=None,
+                   help="start from this classifier.onnx (fine-tuning; batch norms frozen)")
+    p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
+    p.add_argument("--real-share", type=float, default=0.5,
+                   help="share of real crops in each batch")
     args = p.parse_args(argv)
 
     t_start = time.perf_counter()
@@ -175,14 +198,20 @@ def main(argv=None) -> int:
     x = np.concatenate([real_x, syn_x])
     y = np.concatenate([real_y, syn_y])
     # draw real crops as often as synthetic ones (per sample weight)
-    w = np.concatenate([np.full(len(real_x), 0.5 / len(real_x)),
-                        np.full(len(syn_x), 0.5 / max(len(syn_x), 1))])
+    w = np.concatenate([np.full(len(real_x), args.real_share / len(real_x)),
+                        np.full(len(syn_x), (1 - args.real_share) / max(len(syn_x), 1))])
+    w /= w.sum()
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     print(f"data: {len(real_x)} real + {len(syn_x)} synthetic crops "
           f"({(time.perf_counter() - t_start) / 60:.1f} min)", flush=True)
 
     model = TileNet(2 * len(TILE_CLASSES), args.arch, (SIZE[1], SIZE[0]))
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    if args.init_onnx:
+        from training.onnx_init import load_onnx_weights
+
+        load_onnx_weights(model, args.init_onnx, torch.rand(4, 3, SIZE[1], SIZE[0]) * 4 - 2)
+        print(f"started from {args.init_onnx}", flush=True)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     gen = torch.Generator().manual_seed(args.seed)
     rng = np.random.default_rng(args.seed + 2)
     export_reserve = 20.0
@@ -201,7 +230,7 @@ def main(argv=None) -> int:
     while progress() < 1.0:
         frac = progress()
         warm = 0.03
-        lr = 3e-3 * ((frac + 1e-3) / warm if frac < warm else
+        lr = args.lr * ((frac + 1e-3) / warm if frac < warm else
                      0.5 * (1 + math.cos(math.pi * (frac - warm) / (1 - warm))))
         for g in opt.param_groups:
             g["lr"] = lr
@@ -209,6 +238,10 @@ def main(argv=None) -> int:
         xb = augment(xt[idx], gen)
         yb = yt[idx]
         model.train()
+        if args.init_onnx:
+            from training.onnx_init import freeze_batch_norm
+
+            freeze_batch_norm(model)
         logits = model(xb)
         loss = F.cross_entropy(logits, yb, label_smoothing=0.05)
         opt.zero_grad()
@@ -229,6 +262,9 @@ def main(argv=None) -> int:
     train_s = time.perf_counter() - t_start
     path = export(model, args.out, {
         "trained": {"steps": steps, "batch": args.batch, "seed": args.seed,
+                    "init": str(args.init_onnx) if args.init_onnx else None,
+                    "editions_share": args.editions, "real_share": args.real_share,
+                    "lr": args.lr,
                     "real_crops": int(len(real_x)), "synthetic_crops": int(len(syn_x)),
                     "minutes": round(train_s / 60, 2), "threads": args.threads,
                     "command": "python -m training.classifier.train " + " ".join(

@@ -81,8 +81,9 @@ def losses(out, heat, reg, reg_w, valid):
 class SampleSource(torch.utils.data.IterableDataset):
     """Endless stream of (image tensor, targets) built in a worker process."""
 
-    def __init__(self, seed: int, size: int, synth_share: float):
+    def __init__(self, seed: int, size: int, synth_share: float, editions: float = 0.0):
         self.seed, self.size, self.synth_share = seed, size, synth_share
+        self.editions = editions
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
@@ -90,7 +91,7 @@ class SampleSource(torch.utils.data.IterableDataset):
         rng = np.random.default_rng([self.seed, worker])
         cv2_threads()
         scenes = real_scenes("train")
-        render = synth_renderer() if self.synth_share > 0 else None
+        render = synth_renderer(self.editions) if self.synth_share > 0 else None
         pool: list = []  # rendered scenes, reused with fresh augmentation (rendering is slow)
         while True:
             if render is not None and rng.random() < self.synth_share:
@@ -115,8 +116,9 @@ def cv2_threads():
     cv2.setNumThreads(1)
 
 
-def synth_renderer():
-    """A function rng -> Scene from the shared renderer, or None when it is not there."""
+def synth_renderer(editions: float = 0.0):
+    """A function rng -> Scene from the shared renderer, or None when it is not there; a
+    share `editions` of the scenes in other editions and scenes (`training.editions`)."""
     try:
         from training import render as render_module
     except Exception as error:  # noqa: BLE001 - the renderer is optional
@@ -125,10 +127,17 @@ def synth_renderer():
     from training.detector.data import Scene
 
     def make(rng):
-        image, tiles = render_module.render_scene(rng)
+        ignore = []
+        if editions and rng.random() < editions:
+            from training.editions import render_edition_scene
+
+            image, tiles, ignored = render_edition_scene(rng)
+            ignore = [np.asarray(q, np.float32).reshape(-1, 2) for q in ignored]
+        else:
+            image, tiles = render_module.render_scene(rng)
         h, w = image.shape[:2]
         frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-        polygons, ignore = [], []
+        polygons = []
         for _, quad in tiles:
             quad = np.asarray(quad, np.float32).reshape(4, 2)
             hull = cv2.convexHull(quad).reshape(-1, 2)
@@ -218,6 +227,10 @@ def main(argv=None):
     parser.add_argument("--init", type=Path, default=None, help="start from a checkpoint (.pt)")
     parser.add_argument("--checkpoint", type=Path, default=None, help="where to save the .pt")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--editions", type=float, default=0.0,
+                        help="share of rendered scenes in other editions (training.editions)")
+    parser.add_argument("--init-onnx", type=Path, default=None,
+                        help="start from this detector.onnx (fine-tuning; batch norms frozen)")
     args = parser.parse_args(argv)
 
     torch.manual_seed(args.seed)
@@ -226,10 +239,16 @@ def main(argv=None):
     model = Normalised(TileNet())
     if args.init:
         model.load_state_dict(torch.load(args.init, map_location="cpu"))
+    if args.init_onnx:
+        from training.onnx_init import load_onnx_weights
+
+        load_onnx_weights(ExportWrapper(model), args.init_onnx,
+                          torch.rand(1, 3, 128, 160) * 255)
+        print(f"detector: started from {args.init_onnx}", file=sys.stderr)
     model = model.to(memory_format=torch.channels_last)  # ~15 % faster convs on this CPU
     params = sum(p.numel() for p in model.parameters())
     print(f"detector: {params} parameters, crops {args.size}px, batch {args.batch}", file=sys.stderr)
-    source = SampleSource(args.seed, args.size, args.synth)
+    source = SampleSource(args.seed, args.size, args.synth, args.editions)
     loader = torch.utils.data.DataLoader(
         source, batch_size=args.batch, num_workers=args.workers,
         persistent_workers=args.workers > 0, prefetch_factor=4 if args.workers else None,
@@ -242,6 +261,10 @@ def main(argv=None):
     ema = None
     warmup = 100
     model.train()
+    if args.init_onnx:
+        from training.onnx_init import freeze_batch_norm
+
+        freeze_batch_norm(model)
     for batch in loader:
         elapsed = time.time() - start
         frac = step / args.steps if args.steps else elapsed / budget_s
@@ -272,6 +295,8 @@ def main(argv=None):
         torch.save(model.state_dict(), args.checkpoint)
     meta = {"steps": step, "minutes": round(minutes, 1), "seed": args.seed, "batch": args.batch,
             "crop": args.size, "synthetic_share": args.synth, "parameters": params,
+            "editions_share": args.editions, "lr": args.lr,
+            "init": str(args.init_onnx) if args.init_onnx else None,
             "data": "rummikub-nvypk train/ (Roboflow Universe, CC BY 4.0) + training.render scenes"}
     path = export(model, args.out, meta)
     print(f"detector: {step} steps in {minutes:.1f} min -> {path}", file=sys.stderr)

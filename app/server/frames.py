@@ -1,0 +1,280 @@
+"""Camera frames per game: a latest-wins slot, one worker, the live tracker.
+
+A table's camera sends frames faster than a busy server may read them. Each game has ONE
+slot: a new frame replaces a waiting one (counted as dropped), so nothing queues without
+bound and the reading always follows the newest picture. One asyncio task per game hands
+the game to a small thread pool shared by all tables (off the event loop); the pool thread
+takes the newest frame only when it starts, runs the photo pipeline, and the game's
+`vision.tracker.TableTracker` votes over recent frames and says when the table changed
+and held still. Only then is the reading judged, stored with its frame and
+made the game's latest table: the referee never judges a single frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from app.server.games import GameError, GameService
+from app.server.uploads import open_photo, sniff_type
+from vision.decode import PhotoError
+from vision.pipeline import detection_reduction
+
+GRAY_WIDTH = 160  # the small grey picture the tracker measures stillness on
+IDLE_S = 30 * 60.0  # a game's tracker is let go after this long without frames or sockets
+
+
+def make_tracker(rules, hold: int = 3):
+    """A live tracker for one game's camera, with the game's rules as priors."""
+    from vision.tracker import TableTracker
+
+    return TableTracker(rules=rules, hold=hold)
+
+
+@dataclass
+class Frame:
+    data: bytes
+    received: float
+    source: object | None = None  # the live socket that sent it, to answer it
+    seq: int | None = None
+
+
+@dataclass
+class GameFrames:
+    game_id: str
+    tracker: object
+    slot: Frame | None = None
+    event: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)  # the tracker
+    slot_lock: threading.Lock = field(default_factory=threading.Lock)  # the slot, briefly
+    received: int = 0
+    read: int = 0
+    dropped: int = 0
+    bad: int = 0
+    changes: int = 0
+    last_read_ms: float = 0.0
+    subscribers: set = field(default_factory=set)
+    last_used: float = field(default_factory=time.monotonic)  # last frame or socket
+    finished: bool = False  # the game is over: no more frames will count
+
+
+class FrameHub:
+    """All games' frame slots and workers; lives as long as the app."""
+
+    def __init__(self, service: GameService, reader, *, workers: int = 1, hold: int = 3,
+                 idle_s: float = IDLE_S):
+        self.service = service
+        self.reader = reader
+        self.hold = hold
+        self.idle_s = idle_s
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="frames")
+        self.games: dict[str, GameFrames] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
+        service.listeners.append(self._on_game_change)
+
+    def _frames(self, game_id: str) -> GameFrames:
+        gf = self.games.get(game_id)
+        if gf is None:
+            row = self.service.row(game_id)
+            gf = GameFrames(game_id, make_tracker(self.service.rules(row), self.hold),
+                            finished=row.state["phase"] == "finished")
+            self.games[game_id] = gf
+        gf.last_used = time.monotonic()
+        if gf.task is None or gf.task.done():
+            gf.task = asyncio.get_running_loop().create_task(self._worker(gf))
+        return gf
+
+    # -- frames in -------------------------------------------------------------------------
+    def put(self, game_id: str, data: bytes, source=None, seq: int | None = None) -> GameFrames:
+        """Hand a frame to the game's worker; a frame still waiting is dropped (latest wins)."""
+        self.loop = asyncio.get_running_loop()
+        gf = self._frames(game_id)
+        with gf.slot_lock:
+            gf.received += 1
+            replaced, gf.slot = gf.slot, Frame(data, time.perf_counter(), source, seq)
+            if replaced is not None:
+                gf.dropped += 1
+        if replaced is not None:
+            self._tell(replaced.source, {"type": "dropped", "frame": replaced.seq,
+                                         "dropped": gf.dropped})
+        gf.event.set()
+        return gf
+
+    async def _worker(self, gf: GameFrames) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await gf.event.wait()
+            gf.event.clear()
+            if gf.slot is None:
+                continue
+            # The frame is taken when a pool thread starts on it, not before: a frame
+            # arriving while this game waits for a thread still replaces the older one.
+            box: list[Frame] = []
+            try:
+                message = await loop.run_in_executor(self.pool, self._process_latest, gf, box)
+            except PhotoError as error:
+                gf.bad += 1
+                self._tell_error(box, f"bad frame: {error}")
+                continue
+            except GameError as error:
+                self._tell_error(box, str(error))
+                continue
+            except Exception as error:  # a frame never takes the worker down
+                gf.bad += 1
+                self._tell_error(box, f"frame not read: {error}")
+                continue
+            if message is None:
+                continue
+            frame = box[0]
+            message["frame"]["latency_ms"] = round((time.perf_counter() - frame.received)
+                                                   * 1000, 1)
+            for queue in list(gf.subscribers):
+                offer(queue, message if queue is frame.source else
+                       {**message, "frame": {**message["frame"], "seq": None}})
+
+    def _tell_error(self, box: list[Frame], detail: str) -> None:
+        if box:
+            self._tell(box[0].source, {"type": "error", "detail": detail, "frame": box[0].seq})
+
+    def _process_latest(self, gf: GameFrames, box: list[Frame]) -> dict | None:
+        """In a pool thread: decode, read, track the newest frame; store the table when it
+        changed and held. The frame taken is put in `box` for the caller."""
+        import cv2
+
+        with gf.slot_lock:
+            frame, gf.slot = gf.slot, None
+        if frame is None:
+            return None
+        box.append(frame)
+        start = time.perf_counter()
+        # Only as much of the frame is decoded as the reader needs; the stillness picture
+        # comes from the detector's decode, which the reader has just made (and kept).
+        detector = getattr(self.reader, "detector", None)
+        photo = open_photo(frame.data, detector)
+        detections = self.reader.read(photo)
+        image = photo.reduced(detection_reduction(photo, detector))
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        scale = GRAY_WIDTH / max(1, gray.shape[1])
+        small = cv2.resize(gray, (GRAY_WIDTH, max(1, int(round(gray.shape[0] * scale)))),
+                           interpolation=cv2.INTER_AREA)
+        with gf.lock:
+            update = gf.tracker.push(detections, gray_small=small, t=time.monotonic())
+        stored = None
+        if update.changed and update.stable is not None:
+            stored = self.service.store_reading(gf.game_id, update.stable, photo.width,
+                                                photo.height, frame.data, "frame",
+                                                sniff_type(frame.data))
+            gf.changes += 1
+        gf.read += 1
+        gf.last_read_ms = (time.perf_counter() - start) * 1000
+        reading = stored
+        if reading is None:
+            reading = self._latest(gf.game_id)
+        return {
+            "type": "reading",
+            "reading": reading,
+            "stable": bool(update.still) and update.stable is not None,
+            "changed": stored is not None,
+            "frame": {"seq": frame.seq, "width": int(photo.width),
+                      "height": int(photo.height), "tiles": detections.to_json(),
+                      "read_ms": round(gf.last_read_ms, 1), "dropped": gf.dropped},
+        }
+
+    def _latest(self, game_id: str) -> dict | None:
+        try:
+            return self.service.latest_reading(game_id)
+        except GameError:
+            return None
+
+    # -- answers out -----------------------------------------------------------------------
+    def subscribe(self, game_id: str, queue: asyncio.Queue) -> None:
+        self.loop = asyncio.get_running_loop()
+        self._frames(game_id).subscribers.add(queue)
+
+    def unsubscribe(self, game_id: str, queue: asyncio.Queue) -> None:
+        gf = self.games.get(game_id)
+        if gf is not None:
+            gf.subscribers.discard(queue)
+            gf.last_used = time.monotonic()
+
+    def sweep(self, now: float | None = None) -> list[str]:
+        """On the event loop: let go of the trackers and frame slots of finished games
+        and of games idle for `idle_s` (no frames, no live socket), so a long-running
+        server holds only the tables in play; a game's next frame makes a new one.
+        Returns the ids let go."""
+        now = time.monotonic() if now is None else now
+        gone = []
+        for game_id, gf in list(self.games.items()):
+            if gf.subscribers or gf.slot is not None:
+                continue
+            if gf.finished or now - gf.last_used > self.idle_s:
+                if gf.task is not None:
+                    gf.task.cancel()
+                del self.games[game_id]
+                gone.append(game_id)
+        return gone
+
+    def _tell(self, queue, message: dict) -> None:
+        if queue is not None:
+            offer(queue, message)
+
+    def _on_game_change(self, game_id: str, what: str) -> None:
+        """From any thread: tell the tracker about turns, and live sockets about the game."""
+        gf = self.games.get(game_id)
+        if gf is None:
+            return
+        if what == "finished":
+            gf.finished = True
+        with gf.lock:
+            if what == "turn-accepted":
+                gf.tracker.commit()
+            elif what == "round":
+                gf.tracker.reset()
+        if self.loop is not None and gf.subscribers and what != "reading":
+            message = {"type": "game-changed", "what": what}
+            for queue in list(gf.subscribers):
+                self.loop.call_soon_threadsafe(offer, queue, message)
+
+    def correct(self, game_id: str, point_xy: tuple[float, float], code: str) -> None:
+        gf = self.games.get(game_id)
+        if gf is not None:
+            with gf.lock:
+                try:
+                    gf.tracker.correct(point_xy, code)
+                except ValueError:
+                    # The camera has not seen that place (photo mode): the correction
+                    # stored with the game still applies to every reading.
+                    pass
+
+    def stats(self, game_id: str) -> dict:
+        gf = self.games.get(game_id)
+        if gf is None:
+            return {"received": 0, "read": 0, "dropped": 0, "bad": 0, "changes": 0,
+                    "last_read_ms": None, "watchers": 0}
+        return {"received": gf.received, "read": gf.read, "dropped": gf.dropped, "bad": gf.bad,
+                "changes": gf.changes, "last_read_ms": round(gf.last_read_ms, 1),
+                "watchers": len(gf.subscribers)}
+
+    async def close(self) -> None:
+        for gf in self.games.values():
+            if gf.task is not None:
+                gf.task.cancel()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def offer(queue: asyncio.Queue, message: dict) -> None:
+    """Put without waiting; a slow socket loses its oldest message, never blocks a table."""
+    while True:
+        try:
+            queue.put_nowait(message)
+            return
+        except asyncio.QueueFull:
+            try:
+                queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+

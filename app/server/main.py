@@ -1,0 +1,270 @@
+"""The FastAPI app: `create_app(settings)`.
+
+The lifespan opens the database, loads the TileReader once, starts the frame hub and a
+tick that judges turns whose time ran out. Routers (`app/server/routers/`) only parse,
+call the game flow (`games.py`), and answer. Every error is JSON `{"detail": "..."}`
+with a 4xx status; an unexpected failure is a 500 with the same shape, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from app.server.games import GameError, GameService
+from app.server.storage import Storage
+
+log = logging.getLogger("rummikub.server")
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+DEFAULT_DATA_DIR = Path("data")
+DB_NAME = "rummikub.sqlite3"
+UPLOAD_LIMIT = 15 * 1024 * 1024  # a 12-megapixel phone JPEG is 3-8 MB
+PHOTO_SLOTS = 2  # uploaded photos decoded and read at the same time
+
+
+@dataclass
+class ServerSettings:
+    data_dir: Path = DEFAULT_DATA_DIR
+    db_path: Path | None = None  # default: data_dir / rummikub.sqlite3
+    models_dir: Path | None = None
+    profile: Path | None = None  # a calibration profile for the table's camera
+    upload_limit: int = UPLOAD_LIMIT
+    tick_s: float = 0.5
+    # Threads reading frames for all tables. One: a read already runs the models on two
+    # threads, and on two cores a second reader only makes every read slower
+    # (`bench.serve_bench --frame-workers 1|2`: p50 ~310 vs ~490 ms, 4 tables x 5 frames/s).
+    frame_workers: int = 1
+    hold: int = 3  # frames a table change must hold before it counts
+    frames_idle_s: float = 30 * 60.0  # a table's tracker is let go after this long unused
+    static_dir: Path | None = STATIC_DIR
+    reader: object | None = None  # an already loaded TileReader (tests share one)
+    clock: Callable[[], float] = time.time  # the wall clock: turn timers survive restarts
+
+    @property
+    def database(self) -> Path:
+        return Path(self.db_path) if self.db_path is not None else Path(self.data_dir) / DB_NAME
+
+
+def version() -> str:
+    try:
+        from importlib.metadata import version as dist_version
+
+        return dist_version("rummikub-referee")
+    except Exception:
+        return "0.1.0"
+
+
+def load_reader(settings: ServerSettings):
+    """The TileReader, loaded once; with the table's calibration profile when given."""
+    if settings.reader is not None:
+        return settings.reader
+    from vision.pipeline import TileReader
+
+    # A calibration profile's problems (missing, corrupt, made for another classifier)
+    # are ValueErrors (calibration.ProfileError) naming the file.
+    reader = TileReader.load(settings.models_dir, profile=settings.profile)
+    return reader
+
+
+class _TooLarge(HTTPException):
+    def __init__(self, limit: int):
+        super().__init__(413, f"request too large: the limit is {limit} bytes")
+
+
+class BodyLimit:
+    """Refuses request bodies over the limit (413) before they are parsed or kept:
+    by the Content-Length header, and by counting what actually arrives."""
+
+    def __init__(self, app, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None:
+            text = length.decode("latin-1").strip()
+            if not text.isdigit():
+                return await _send_json(send, 400, "Content-Length is not a number")
+            if int(text) > self.limit + 64 * 1024:  # multipart wraps a photo in a little text
+                return await _send_json(send, 413, f"request too large: {text} bytes (the "
+                                                   f"limit is {self.limit} bytes)")
+        received = 0
+        limit = self.limit + 64 * 1024
+
+        async def counted():
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise _TooLarge(self.limit)
+            return message
+
+        return await self.app(scope, counted, send)
+
+
+async def _send_json(send, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _validation_words(error: RequestValidationError) -> tuple[int, str]:
+    parts = []
+    for item in error.errors():
+        if item.get("type") == "json_invalid":
+            return 400, f"the body is not valid JSON ({item.get('ctx', {}).get('error', '')})"
+        where = ".".join(str(x) for x in item.get("loc", ()) if x not in ("body", "query",
+                                                                          "path", "header"))
+        parts.append(f"{where or 'body'}: {item.get('msg', 'invalid')}")
+    return 422, "; ".join(parts[:5]) or "invalid request"
+
+
+DOCS_ASSETS = "/docs-assets"
+
+
+def _docs_assets_dir() -> Path | None:
+    """Swagger UI's files as the `fastapi-offline` package ships them."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("fastapi_offline")
+    if spec is None or spec.origin is None:
+        return None
+    folder = Path(spec.origin).parent / "static"
+    return folder if (folder / "swagger-ui-bundle.js").is_file() else None
+
+
+def _local_docs(app: FastAPI) -> None:
+    """FastAPI's documented recipe for self-hosting the docs' JavaScript and CSS."""
+    from fastapi.openapi.docs import get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
+    from fastapi.staticfiles import StaticFiles
+
+    assets = _docs_assets_dir()
+    if assets is None:
+        log.warning("fastapi-offline is not installed: /docs is not served")
+        return
+    app.mount(DOCS_ASSETS, StaticFiles(directory=str(assets)), name="docs-assets")
+    redirect = app.swagger_ui_oauth2_redirect_url
+
+    @app.get("/docs", include_in_schema=False)
+    def swagger_ui(request: Request):
+        root = request.scope.get("root_path", "")
+        return get_swagger_ui_html(
+            openapi_url=f"{root}{app.openapi_url}", title=f"{app.title} - API",
+            oauth2_redirect_url=f"{root}{redirect}",
+            swagger_js_url=f"{root}{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png",
+            # No badge from the online validator: nothing is fetched from elsewhere.
+            swagger_ui_parameters={"validatorUrl": None})
+
+    @app.get(redirect, include_in_schema=False)
+    def swagger_ui_redirect():
+        return get_swagger_ui_oauth2_redirect_html()
+
+
+def create_app(settings: ServerSettings | None = None) -> FastAPI:
+    settings = settings or ServerSettings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        from app.server.frames import FrameHub
+
+        storage = Storage(settings.database)
+        reader = await run_in_threadpool(load_reader, settings)
+        service = GameService(storage, reader, clock=settings.clock)
+        hub = FrameHub(service, reader, workers=settings.frame_workers, hold=settings.hold,
+                       idle_s=settings.frames_idle_s)
+        app.state.settings = settings
+        app.state.storage = storage
+        app.state.service = service
+        app.state.hub = hub
+        app.state.table_token = storage.table_token()
+        # Photos decoded and read at once: each may take 150 MB and a core, so a burst
+        # of uploads waits its turn instead of exhausting memory.
+        app.state.photo_slots = threading.BoundedSemaphore(PHOTO_SLOTS)
+
+        async def tick():
+            while True:
+                await asyncio.sleep(settings.tick_s)
+                try:
+                    hub.sweep()
+                    await run_in_threadpool(service.check_all_timeouts)
+                except Exception:  # the tick must outlive any one bad game
+                    log.exception("timeout tick failed")
+
+        task = asyncio.get_running_loop().create_task(tick())
+        try:
+            yield
+        finally:
+            task.cancel()
+            await hub.close()
+            storage.close()
+
+    app = FastAPI(
+        title="Rummikub referee",
+        version=version(),
+        description="The game server: games, turns judged from photos and camera frames, "
+                    "the turn timer, scores. Changes need the game's token (X-Token header "
+                    "or ?token=); the watch token reads only.",
+        lifespan=lifespan,
+        # /docs is served below from local files: a table's LAN often has no internet,
+        # and the default page loads its scripts from a CDN. No /redoc: ReDoc fetches its
+        # logo from its makers' CDN whatever it is told.
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.add_middleware(BodyLimit, limit=settings.upload_limit)
+    _local_docs(app)
+
+    @app.exception_handler(GameError)
+    async def game_error(request: Request, error: GameError):
+        return JSONResponse({"detail": str(error)}, status_code=error.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError):
+        status, words = _validation_words(error)
+        return JSONResponse({"detail": words}, status_code=status)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, error: Exception):
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return JSONResponse({"detail": "the server failed on this request; the game is "
+                                       "unchanged"}, status_code=500)
+
+    from app.server.routers import games, meta, table
+
+    app.include_router(meta.router)
+    app.include_router(games.router)
+    app.include_router(table.router)
+
+    static = settings.static_dir
+    if static is not None and Path(static).is_dir() and (Path(static) / "index.html").is_file():
+        from fastapi.staticfiles import StaticFiles
+
+        app.mount("/", StaticFiles(directory=str(static), html=True), name="page")
+    else:
+        @app.get("/", include_in_schema=False)
+        def no_page():
+            return HTMLResponse("<!doctype html><title>Rummikub referee</title><p>The server "
+                                "runs; the table page is not installed. The API is at "
+                                "<a href='/docs'>/docs</a>.</p>")
+
+    return app

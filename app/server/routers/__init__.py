@@ -1,0 +1,1 @@
+"""Thin routers: parse, check the token, call the game flow, answer."""

@@ -1,0 +1,249 @@
+"""The table: photos, camera frames (POST and WebSocket), the latest reading,
+corrections, racks, the start draw, stored photos."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated
+
+from fastapi import (
+    APIRouter,
+    File,
+    HTTPException,
+    Request,
+    UploadFile,
+    WebSocket,
+    WebSocketDisconnect,
+)
+from fastapi.responses import Response
+from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
+
+from app.server import schemas
+from app.server.auth import game_access, token_of
+from app.server.frames import offer
+from app.server.games import GameError, PhotoIn
+from app.server.routers.deps import MAX_ID, Play, Watch, service
+from app.server.routers.games import ERRORS
+from app.server.uploads import check_type, read_upload
+
+router = APIRouter(prefix="/api/games", tags=["table"])
+
+UPLOAD_ERRORS = {**ERRORS,
+                 400: {"model": schemas.Problem, "description": "corrupt or truncated photo"},
+                 413: {"model": schemas.Problem, "description": "photo over the size limit"},
+                 415: {"model": schemas.Problem, "description": "not an image"}}
+
+
+def _limit(request) -> int:
+    return request.app.state.settings.upload_limit
+
+
+def _upload(request, photo) -> PhotoIn:
+    """The uploaded photo checked, with the image the reader's detector needs decoded."""
+    detector = getattr(service(request).reader, "detector", None)
+    return read_upload(photo, _limit(request), detector)
+
+
+@router.post("/{game_id}/photo", response_model=schemas.Reading, responses=UPLOAD_ERRORS)
+def table_photo(request: Request, photo: Annotated[UploadFile, File(description="the table")],
+                access: Play):
+    """Photo mode: one still photo of the table, read and judged; it becomes the latest
+    table reading."""
+    with request.app.state.photo_slots:
+        return service(request).read_photo(access.game.id, _upload(request, photo))
+
+
+@router.get("/{game_id}/reading", response_model=schemas.Reading, responses=ERRORS)
+def latest_reading(request: Request, access: Watch):
+    """The latest stable table reading (the `rummikub scan --json` object of one photo)."""
+    return service(request).latest_reading(access.game.id)
+
+
+@router.post("/{game_id}/corrections", response_model=schemas.Reading, responses=ERRORS)
+def correct(body: schemas.Correction, request: Request, access: Play):
+    """A player says what a tile of the latest reading really is; the table is judged
+    again, and the correction holds for that tile's place for the rest of the round."""
+    reading, point = service(request).correct(access.game.id, body.tile_id, body.code)
+    request.app.state.hub.correct(access.game.id, point, body.code.upper())
+    return reading
+
+
+RACK_BODY = {"requestBody": {"content": {
+    # Inlined: no route takes RackCodes as its body, so a $ref would point at nothing
+    # (ReDoc refuses the whole document then).
+    "application/json": {"schema": schemas.RackCodes.model_json_schema()},
+    "multipart/form-data": {"schema": {"type": "object", "required": ["player", "photo"],
+                                       "properties": {"player": {"type": "string"},
+                                                      "photo": {"type": "string",
+                                                                "format": "binary"}}}}},
+    "required": True}}
+
+
+@router.post("/{game_id}/racks", response_model=schemas.RackOut, responses=UPLOAD_ERRORS,
+             openapi_extra=RACK_BODY)
+async def rack(request: Request, access: Play):
+    """A rack at the round's end, from a photo (multipart `photo` + `player`) or typed
+    codes (JSON `{"player", "codes"}`): its tiles and penalty, a proposal not yet
+    counted."""
+    svc = service(request)
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind == "application/json":
+        try:
+            body = schemas.RackCodes.model_validate_json(await request.body())
+        except ValidationError as error:
+            first = error.errors()[0]
+            if first.get("type") == "json_invalid":
+                raise HTTPException(400, "the body is not valid JSON") from None
+            where = ".".join(str(x) for x in first.get("loc", ())) or "body"
+            raise HTTPException(422, f"{where}: {first.get('msg')}") from None
+        return await run_in_threadpool(svc.rack_from_codes, access.game.id, body.player,
+                                       body.codes)
+    if kind != "multipart/form-data":
+        raise HTTPException(415, "send JSON {\"player\", \"codes\"} or a multipart form "
+                                 "with 'player' and 'photo'")
+    try:
+        form = await request.form(max_files=1, max_fields=4)
+    except HTTPException:
+        raise
+    except Exception:
+        raise HTTPException(400, "the multipart form could not be read") from None
+    player, upload = form.get("player"), form.get("photo")
+    if not isinstance(player, str) or not player.strip():
+        raise HTTPException(422, "player: give the player's name")
+
+    def read():
+        with request.app.state.photo_slots:
+            return svc.rack_from_photo(access.game.id, player.strip(),
+                                       _upload(request, upload))
+
+    return await run_in_threadpool(read)
+
+
+@router.post("/{game_id}/start-draw", response_model=schemas.StartDrawOut,
+             responses=UPLOAD_ERRORS)
+def start_draw(request: Request, photo: Annotated[UploadFile, File()],
+               access: Play):
+    """Who starts: a photo of the tiles drawn, one per player, left to right in seating
+    order (RULES.md §3)."""
+    with request.app.state.photo_slots:
+        return service(request).start_draw(access.game.id, _upload(request, photo))
+
+
+@router.post("/{game_id}/frames", status_code=202, response_model=schemas.FramesAccepted,
+             responses=UPLOAD_ERRORS, openapi_extra={"requestBody": {"content": {
+                 "image/jpeg": {"schema": {"type": "string", "format": "binary"}}},
+                 "required": True}})
+async def frame(request: Request, access: Play):
+    """One camera frame (the body is the JPEG). It waits in the game's one slot; a newer
+    frame replaces it (dropped). Read it back from `/reading` or the live socket."""
+    check_type(request.headers.get("content-type"))
+    data = await request.body()
+    if not data:
+        raise HTTPException(400, "empty frame: no image bytes were sent")
+    if len(data) > _limit(request):
+        raise HTTPException(413, f"frame too large: {len(data)} bytes")
+    gf = request.app.state.hub.put(access.game.id, data)
+    return {"accepted": True, "dropped": gf.dropped}
+
+
+@router.get("/{game_id}/frames/stats", response_model=schemas.FrameStats, responses=ERRORS)
+def frame_stats(request: Request, access: Watch):
+    """Frames received, read, dropped (latest wins) and refused for this game."""
+    return request.app.state.hub.stats(access.game.id)
+
+
+@router.get("/{game_id}/photos/{photo_id}", responses={**ERRORS, 200: {
+    "content": {"image/jpeg": {}}, "description": "the photo as sent"}})
+def get_photo(photo_id: str, request: Request, access: Watch):
+    """A stored photo (table, rack, start draw, or the camera frame a reading came from)."""
+    data, content_type = service(request).photo(access.game.id, photo_id[:MAX_ID])
+    return Response(data, media_type=content_type,
+                    headers={"X-Content-Type-Options": "nosniff",
+                             "Cache-Control": "private, max-age=86400"})
+
+
+@router.websocket("/{game_id}/live")
+async def live(ws: WebSocket, game_id: str):
+    """The live camera: send binary JPEG frames; receive JSON `{"type": "reading",
+    "reading", "stable", "changed", "frame"}` per frame read, `{"type": "dropped"}` for
+    a frame replaced by a newer one, `{"type": "game", "game"}` when the game changes,
+    `{"type": "error", "detail"}` for a bad frame or message. Text `{"type": "ping"}` gets
+    `{"type": "pong"}`. The watch token may listen but not send frames."""
+    svc = ws.app.state.service
+    hub = ws.app.state.hub
+    token = token_of(ws)
+    row = svc.storage.game(game_id) if len(game_id) <= MAX_ID else None
+    try:
+        if token is None:
+            game_access(None, None, play=False)
+        if row is None:
+            raise HTTPException(404, "no such game")
+        access = game_access(token, row, play=False)
+    except HTTPException as error:
+        await ws.close(code=4000 + error.status_code, reason=str(error.detail)[:120])
+        return
+    await ws.accept()
+    limit = ws.app.state.settings.upload_limit
+    queue: asyncio.Queue = asyncio.Queue(maxsize=16)
+    hub.subscribe(game_id, queue)
+
+    async def game_message() -> dict:
+        view = await run_in_threadpool(svc.view, game_id, with_tokens=access.can_play)
+        return {"type": "game", "game": view}
+
+    async def sender():
+        try:
+            await ws.send_json(await game_message())
+            while True:
+                message = await queue.get()
+                if message.get("type") == "game-changed":
+                    message = await game_message()
+                await ws.send_json(message)
+        except (WebSocketDisconnect, RuntimeError, OSError, GameError):
+            pass  # the socket went away; the receiving side ends too
+
+    sending = asyncio.get_running_loop().create_task(sender())
+    seq = 0
+    try:
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            data, text = message.get("bytes"), message.get("text")
+            if data is not None:
+                if not access.can_play:
+                    offer(queue, {"type": "error", "detail": "the watch link is "
+                                      "read-only: it cannot send frames"})
+                elif len(data) > limit:
+                    offer(queue, {"type": "error", "detail": f"frame too large: "
+                                      f"{len(data)} bytes (limit {limit})"})
+                elif not data:
+                    offer(queue, {"type": "error", "detail": "empty frame"})
+                else:
+                    seq += 1
+                    hub.put(game_id, data, source=queue, seq=seq)
+                continue
+            try:
+                parsed = json.loads(text or "")
+            except ValueError:
+                offer(queue, {"type": "error", "detail": "messages are binary JPEG frames "
+                                  "or JSON text like {\"type\": \"ping\"}"})
+                continue
+            kind = parsed.get("type") if isinstance(parsed, dict) else None
+            if kind == "ping":
+                offer(queue, {"type": "pong"})
+            elif kind == "game":
+                offer(queue, {"type": "game-changed", "what": "asked"})
+            else:
+                offer(queue, {"type": "error", "detail": f"unknown message type "
+                                  f"{str(kind)[:40]!r}; send binary frames or "
+                                  f"{{\"type\": \"ping\"}}"})
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    except GameError:
+        pass
+    finally:
+        hub.unsubscribe(game_id, queue)
+        sending.cancel()

@@ -1,0 +1,126 @@
+// Live mode: the rear camera through getUserMedia, a few JPEG frames a second to the server
+// over a WebSocket (POST /frames when the socket is not up). Photo mode everywhere else.
+
+export function cameraSupport(forcePhoto) {
+  if (forcePhoto) return { live: false, why: "Photo mode was chosen on this phone." };
+  if (!window.isSecureContext) {
+    return {
+      live: false,
+      why: "Phone browsers allow a live camera only on a secure page (https, or localhost on " +
+        "the computer itself). Take a photo of the table after each turn instead, or start " +
+        "the server with --https for the live camera.",
+    };
+  }
+  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+    return { live: false, why: "This browser gives web pages no live camera." };
+  }
+  return { live: true, why: "The page is on a secure origin, so it can watch the table live." };
+}
+
+export class LiveCamera {
+  constructor(api, video, { fps = 3, maxSide = 1024, onReading, onGame, onChanged, onStatus } = {}) {
+    this.api = api;
+    this.video = video;
+    this.fps = fps;
+    this.maxSide = maxSide;
+    this.onReading = onReading || (() => {});
+    this.onGame = onGame || (() => {});
+    this.onChanged = onChanged || (() => {});
+    this.onStatus = onStatus || (() => {});
+    this.stream = null;
+    this.socket = null;
+    this.timer = null;
+    this.posting = false;
+    this.sent = 0;
+    this.canvas = document.createElement("canvas");
+  }
+
+  async start() {
+    try {
+      this.stream = await navigator.mediaDevices.getUserMedia({
+        audio: false,
+        video: { facingMode: { ideal: "environment" }, width: { ideal: 1280 }, height: { ideal: 960 } },
+      });
+    } catch (e) {
+      const why = e && e.name === "NotAllowedError"
+        ? "The camera was not allowed. Allow it in the browser's settings, or use photo mode."
+        : e && e.name === "NotFoundError" ? "This device has no camera the browser can use."
+          : "The camera could not be started.";
+      throw new Error(why);
+    }
+    this.video.srcObject = this.stream;
+    this.video.muted = true;
+    this.video.playsInline = true;
+    await this.video.play().catch(() => {});
+    this.connect();
+    this.timer = setInterval(() => this.tick(), Math.round(1000 / this.fps));
+  }
+
+  connect() {
+    if (this.stopped) return;
+    let socket;
+    try {
+      socket = new WebSocket(this.api.liveSocketUrl());
+    } catch (_e) {
+      this.socket = null;
+      return;
+    }
+    socket.binaryType = "arraybuffer";
+    socket.onopen = () => this.onStatus("live");
+    socket.onmessage = (event) => {
+      let msg;
+      try { msg = JSON.parse(event.data); } catch (_e) { return; }
+      if (msg.type === "reading" && msg.reading) this.onReading(msg.reading, msg.stable);
+      else if (msg.type === "game" && msg.game) this.onGame(msg.game);
+      else if (msg.type === "game-changed") this.onChanged(msg.what);
+      else if (msg.type === "error") this.onStatus("error", msg.detail);
+    };
+    socket.onclose = () => {
+      this.socket = null;
+      this.onStatus("reconnecting");
+      if (!this.stopped) setTimeout(() => this.connect(), 2000);
+    };
+    this.socket = socket;
+  }
+
+  async grab() {
+    const v = this.video;
+    if (!v.videoWidth || !v.videoHeight) return null;
+    const scale = Math.min(1, this.maxSide / Math.max(v.videoWidth, v.videoHeight));
+    const w = Math.round(v.videoWidth * scale);
+    const h = Math.round(v.videoHeight * scale);
+    if (this.canvas.width !== w) this.canvas.width = w;
+    if (this.canvas.height !== h) this.canvas.height = h;
+    this.canvas.getContext("2d").drawImage(v, 0, 0, w, h);
+    return new Promise((resolve) => this.canvas.toBlob(resolve, "image/jpeg", 0.85));
+  }
+
+  async tick() {
+    if (document.hidden) return;
+    const s = this.socket;
+    // Latest wins: a frame is only sent once the previous one has left the phone.
+    if (s && s.readyState === WebSocket.OPEN) {
+      if (s.bufferedAmount > 0) return;
+      const blob = await this.grab();
+      if (blob) { s.send(await blob.arrayBuffer()); this.sent++; }
+      return;
+    }
+    if (this.posting) return;
+    this.posting = true;
+    try {
+      const blob = await this.grab();
+      if (blob) { await this.api.frame(blob); this.sent++; }
+    } catch (_e) {
+      /* a dropped frame is no loss: the next one follows */
+    } finally {
+      this.posting = false;
+    }
+  }
+
+  stop() {
+    this.stopped = true;
+    clearInterval(this.timer);
+    if (this.socket) this.socket.close();
+    if (this.stream) this.stream.getTracks().forEach((t) => t.stop());
+  }
+}

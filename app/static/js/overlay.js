@@ -1,0 +1,191 @@
+// The latest stable reading drawn over the picture: tiles, sets outlined green (valid) or
+// red (invalid, with the reason), each joker's value, uncertain tiles dashed with a "?",
+// and the tiles a penalty sends back highlighted. Drawing is in the reading's pixels.
+
+import { tileCode } from "./format.js";
+
+const GREEN = "#35d07f";
+const RED = "#ff5a5f";
+const AMBER = "#ffc23d";
+const MAGENTA = "#ff4fd8";
+
+function hull(points) {
+  const p = points.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  if (p.length < 3) return p;
+  const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+  const lower = [];
+  for (const q of p) {
+    while (lower.length >= 2 && cross(lower[lower.length - 2], lower[lower.length - 1], q) <= 0) lower.pop();
+    lower.push(q);
+  }
+  const upper = [];
+  for (let i = p.length - 1; i >= 0; i--) {
+    const q = p[i];
+    while (upper.length >= 2 && cross(upper[upper.length - 2], upper[upper.length - 1], q) <= 0) upper.pop();
+    upper.push(q);
+  }
+  return lower.slice(0, -1).concat(upper.slice(0, -1));
+}
+
+function grow(poly, by) {
+  const cx = poly.reduce((s, q) => s + q[0], 0) / poly.length;
+  const cy = poly.reduce((s, q) => s + q[1], 0) / poly.length;
+  return poly.map(([x, y]) => {
+    const dx = x - cx, dy = y - cy, d = Math.hypot(dx, dy) || 1;
+    return [x + (dx / d) * by, y + (dy / d) * by];
+  });
+}
+
+function path(ctx, poly) {
+  ctx.beginPath();
+  poly.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+  ctx.closePath();
+}
+
+function centre(corners) {
+  return [corners.reduce((s, q) => s + q[0], 0) / 4, corners.reduce((s, q) => s + q[1], 0) / 4];
+}
+
+function label(ctx, text, x, y, color, size) {
+  ctx.font = `700 ${size}px system-ui, sans-serif`;
+  const w = ctx.measureText(text).width + size * 0.6;
+  ctx.fillStyle = "rgba(0,0,0,0.78)";
+  ctx.fillRect(x - w / 2, y - size * 0.75, w, size * 1.5);
+  ctx.fillStyle = color;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  ctx.fillText(text, x, y);
+}
+
+function wrapText(text, max) {
+  const words = text.split(" ");
+  const lines = [];
+  let line = "";
+  for (const w of words) {
+    if ((line + " " + w).trim().length > max && line) { lines.push(line); line = w; } else line = (line + " " + w).trim();
+  }
+  if (line) lines.push(line);
+  return lines.slice(0, 3);
+}
+
+export class Overlay {
+  constructor(canvas) {
+    this.canvas = canvas;
+    this.reading = null;
+    this.highlight = []; // corners of tiles to mark as going back to the rack
+  }
+
+  show(reading, { highlight = [] } = {}) {
+    this.reading = reading;
+    this.highlight = highlight;
+    this.draw();
+  }
+
+  clear() { this.show(null); }
+
+  draw() {
+    const c = this.canvas;
+    const r = this.reading;
+    const ctx = c.getContext("2d");
+    if (!r || !r.width || !r.height) {
+      ctx.clearRect(0, 0, c.width, c.height);
+      return;
+    }
+    if (c.width !== r.width || c.height !== r.height) {
+      c.width = r.width;
+      c.height = r.height;
+    }
+    ctx.clearRect(0, 0, c.width, c.height);
+    const unit = Math.max(r.width, r.height) / 320; // ~1 css px on a phone-wide picture
+    const byId = new Map((r.tiles || []).map((t) => [t.id, t]));
+    const jokerValue = new Map();
+    for (const set of r.sets || []) {
+      let j = 0;
+      for (const id of set.tiles) {
+        const t = byId.get(id);
+        if (t && t.joker && set.jokers && j < set.jokers.length) jokerValue.set(id, set.jokers[j++]);
+      }
+    }
+    // Sets first, so tiles and labels sit on top of the outlines.
+    for (const set of r.sets || []) {
+      const pts = set.tiles.flatMap((id) => (byId.get(id) ? byId.get(id).corners : []));
+      if (pts.length < 3) continue;
+      const poly = grow(hull(pts), 5 * unit);
+      const color = set.valid ? GREEN : RED;
+      ctx.lineWidth = 2.5 * unit;
+      ctx.strokeStyle = color;
+      ctx.fillStyle = set.valid ? "rgba(53,208,127,0.10)" : "rgba(255,90,95,0.16)";
+      path(ctx, poly);
+      ctx.fill();
+      ctx.stroke();
+      if (!set.valid && set.reasons && set.reasons.length) {
+        const top = poly.reduce((a, b) => (b[1] < a[1] ? b : a));
+        const reason = set.reasons[0].split(":")[0];
+        const lines = wrapText(reason, 28);
+        const size = 7 * unit;
+        const y0 = Math.max(size, top[1] - size * (lines.length + 0.2));
+        lines.forEach((ln, i) => label(ctx, ln, Math.min(Math.max(top[0], 40 * unit), r.width - 40 * unit), y0 + i * size * 1.4, RED, size));
+      }
+    }
+    const loose = new Set(r.loose || []);
+    for (const t of r.tiles || []) {
+      if (!t.corners) continue;
+      ctx.lineWidth = 1.5 * unit;
+      ctx.setLineDash(t.uncertain ? [4 * unit, 3 * unit] : []);
+      ctx.strokeStyle = t.uncertain ? AMBER : loose.has(t.id) ? "#ffffff" : "rgba(255,255,255,0.55)";
+      path(ctx, t.corners);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      // The label sits on the tile's lower part, leaving its printed number visible to
+      // compare with what was read (corners run clockwise from the upright top-left).
+      const [tl, tr, br, bl] = t.corners;
+      const x = (tl[0] + tr[0]) / 2 * 0.25 + (bl[0] + br[0]) / 2 * 0.75;
+      const y = (tl[1] + tr[1]) / 2 * 0.25 + (bl[1] + br[1]) / 2 * 0.75;
+      let text = tileCode(t);
+      if (jokerValue.has(t.id)) text = `J=${jokerValue.get(t.id)}`;
+      if (t.uncertain) text += "?";
+      label(ctx, text, x, y, t.uncertain ? AMBER : "#ffffff", 6 * unit);
+    }
+    for (const item of this.highlight || []) {
+      const corners = item && item.corners;
+      if (!corners) continue;
+      ctx.lineWidth = 4 * unit;
+      ctx.strokeStyle = MAGENTA;
+      path(ctx, grow(corners, 3 * unit));
+      ctx.stroke();
+      const [x, y] = centre(corners);
+      label(ctx, "back", x, y + 12 * unit, MAGENTA, 6 * unit);
+    }
+  }
+
+  // The tile of the reading under a tap at (x, y) CSS pixels in the canvas, or null.
+  tileAt(x, y) {
+    const r = this.reading;
+    if (!r) return null;
+    const box = this.canvas.getBoundingClientRect();
+    const px = (x / box.width) * r.width;
+    const py = (y / box.height) * r.height;
+    let best = null;
+    let bestD = Infinity;
+    for (const t of r.tiles || []) {
+      if (!t.corners) continue;
+      const [cx, cy] = centre(t.corners);
+      const d = Math.hypot(px - cx, py - cy);
+      if (inside(t.corners, px, py)) return t;
+      if (d < bestD) { bestD = d; best = t; }
+    }
+    // A near miss on a small phone picture still means that tile.
+    const size = best ? Math.hypot(best.corners[0][0] - best.corners[1][0], best.corners[0][1] - best.corners[1][1]) : 0;
+    return best && bestD < size * 0.9 ? best : null;
+  }
+}
+
+function inside(poly, x, y) {
+  let hit = false;
+  for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+    const [xi, yi] = poly[i];
+    const [xj, yj] = poly[j];
+    if ((yi > y) !== (yj > y) && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) hit = !hit;
+  }
+  return hit;
+}

@@ -1,0 +1,155 @@
+"""Rendered editions the models never saw in training, on tables and on racks at an angle.
+
+    python -m bench.eval_editions [--photos 20] [--models DIR] [--json OUT]
+
+(`make eval`.) For each held-out edition of `training.editions.HELD_OUT` (white with teal,
+white modern with a logo, green "Rummy"; training never draws their font + body + ink
+combinations, and never Comic Neue, the Rummy one's font): `--photos` table photos and
+`--photos` photos of a one- or two-tier rack seen from the front at 15-70 degrees (the back
+row half hidden, flash and backlight among them), renderer seeds 170,000+. Each photo is
+read without a profile and with a profile that `calibration.calibrate` made from one
+rendered calibration photo of that edition (`render_calibration_layout`: one colour per
+row, 1-13, then the jokers).
+
+- found: a labelled tile with a detection whose centre lies inside its quad (one-to-one,
+  `bench.eval_vision.match_centres`); extra: detections on no tile.
+- read right: of the labelled tiles, found and read as the tile. Without a profile the
+  reader names colour slots: a Rummy green 5 is right as the fourth slot (O5), naming the
+  slot "green" being the profile's job; with a profile it must read the edition's own code
+  (G5).
+
+Targets with a profile: >= 99 % found and >= 99 % read right. Renders need Pillow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+SEEDS = 170_000
+CALIBRATION_SEED = 179_000
+KINDS = {"table": "table", "rack at an angle": "rack_front"}
+TARGET = 0.99
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{100 * a / b:6.2f} %" if b else "     -  "
+
+
+def score(reader, photos, own_codes: bool, edition) -> dict:
+    """found / read right / extra over `photos` [(image, labels)]."""
+    from bench.eval_vision import match_centres
+
+    slot_to_own = {slot: own for own, slot in edition.letters}
+    found = right = extra = total = 0
+    for image, labels in photos:
+        det = reader.read(image)
+        polygons = [q for _code, q in labels]
+        order = np.argsort(-det.detector_scores) if len(det) else None
+        centres = det.centers if len(det) else np.zeros((0, 2), np.float32)
+        pairs = match_centres(centres, polygons, order)
+        total += len(labels)
+        found += len(pairs)
+        extra += len(det) - len(pairs)
+        for d, k in pairs:
+            want = labels[k][0]
+            if own_codes and want != "J":
+                want = slot_to_own.get(want[0], want[0]) + want[1:]
+            right += det.codes[d] == want
+    return {"tiles": total, "found": found, "read_right": right, "extra": extra}
+
+
+def evaluate(models_dir=None, photos: int = 20, log=print) -> dict:
+    from bench.synth_tables import jpeg_roundtrip
+    from training.editions import HELD_OUT, render_calibration_layout, render_edition_scene
+    from vision.pipeline import TileReader
+
+    reader = TileReader.load(models_dir)
+    try:
+        from calibration import CalibrationError, Layout, calibrate
+    except ImportError as error:  # the calibration package is optional here
+        calibrate = None
+        log(f"(no profiles: {error})")
+    results: dict = {}
+    for e_index, (name, edition) in enumerate(HELD_OUT.items()):
+        profiled, why = None, ""
+        if calibrate is not None:
+            image, rows = render_calibration_layout(
+                edition, np.random.default_rng(CALIBRATION_SEED + e_index))
+            layout = Layout.from_text("\n".join(" ".join(r) for r in rows), name=name)
+            try:
+                profiled = reader.with_profile(calibrate(jpeg_roundtrip(image), layout, reader))
+            except (CalibrationError, ValueError) as error:
+                why = f"calibration failed: {error}"
+        for k_index, (label, kind) in enumerate(KINDS.items()):
+            scenes = []
+            for i in range(photos):
+                seed = SEEDS + 1000 * (3 * e_index + k_index) + i
+                image, labels, _ignored = render_edition_scene(
+                    np.random.default_rng(seed), edition, kind=kind)
+                scenes.append((jpeg_roundtrip(image), labels))
+            row = {"without": score(reader, scenes, False, edition)}
+            row["with"] = score(profiled, scenes, True, edition) if profiled else None
+            row["why_no_profile"] = why or (None if profiled else "no calibration package")
+            results[f"{name} / {label}"] = row
+    return results
+
+
+def report(results: dict, photos: int) -> str:
+    lines = [f"held-out rendered editions ({photos} photos each, seeds {SEEDS:,}+; never in "
+             "training): tiles found / read right",
+             f"  {'edition / scene':36s} {'tiles':>5s}   {'without a profile':^22s}   "
+             f"{'with a profile':^22s}"]
+    for key, row in results.items():
+        w = row["without"]
+        cells = [f"{_pct(w['found'], w['tiles'])} {_pct(w['read_right'], w['tiles'])}"]
+        p = row["with"]
+        cells.append(f"{_pct(p['found'], p['tiles'])} {_pct(p['read_right'], p['tiles'])}"
+                     if p else f"  ({row['why_no_profile']})")
+        lines.append(f"  {key:36s} {w['tiles']:5d}   {cells[0]}   {cells[1]}")
+    extra = {k: (r["without"]["extra"], r["with"]["extra"] if r["with"] else None)
+             for k, r in results.items()}
+    lines.append("  extra detections (without / with): " + ", ".join(
+        f"{k.split(' / ')[0]} {k.split(' / ')[1]} {a}/{b if b is not None else '-'}"
+        for k, (a, b) in extra.items()))
+    withs = [r["with"] for r in results.values() if r["with"]]
+    if withs:
+        tiles = sum(w["tiles"] for w in withs)
+        found = sum(w["found"] for w in withs)
+        right = sum(w["read_right"] for w in withs)
+        ok = found >= TARGET * tiles and right >= TARGET * tiles
+        lines.append(f"  with a profile, all: found {_pct(found, tiles)}, read right "
+                     f"{_pct(right, tiles)}   (targets >= 99 % each) "
+                     f"{'PASS' if ok else 'NOT MET'}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.eval_editions", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--photos", type=int, default=20, help="photos per edition and scene")
+    parser.add_argument("--models", type=Path, default=None, help="models folder")
+    parser.add_argument("--json", type=Path, metavar="OUT", help="save the numbers as JSON")
+    args = parser.parse_args(argv)
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        print("eval_editions: Pillow is needed to render the editions (pip install -e '.[dev]')",
+              file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    results = evaluate(args.models, args.photos)
+    print(report(results, args.photos))
+    print(f"  ({time.perf_counter() - start:.0f} s)")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

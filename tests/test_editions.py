@@ -1,0 +1,63 @@
+"""Rendered editions: held-out looks stay out of training, scenes keep the label rules."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PIL")  # the renderer is training-only (Pillow draws the numbers)
+
+from training import editions as E  # noqa: E402
+from vision.labels import TILE_CLASSES  # noqa: E402
+
+
+def test_training_never_draws_a_held_out_editions_combination():
+    rng = np.random.default_rng(1)
+    drawn = [E.random_edition(rng) for _ in range(400)]
+    assert not any(E.is_held_out(e) for e in drawn)
+    assert all(e.font != E.FONT["ComicNeue-Bold"] for e in drawn)
+    # the check itself recognises each held-out edition
+    assert all(E.is_held_out(e) for e in E.HELD_OUT.values())
+    # and training still sees every colour family, green in the fourth slot included
+    families = {f for e in drawn for _slot, f in e.ink_families}
+    assert {"blue", "teal", "orange", "yellow", "green"} <= families
+
+
+@pytest.mark.parametrize("kind", E.SCENES)
+def test_edition_scene_is_deterministic_with_upright_tile_labels(kind):
+    edition = E.random_edition(np.random.default_rng(5))
+    a, labels, ignores = E.render_edition_scene(np.random.default_rng(11), edition, kind=kind,
+                                                width=640, height=480)
+    b, labels_b, _ = E.render_edition_scene(np.random.default_rng(11), edition, kind=kind,
+                                            width=640, height=480)
+    assert a.shape == (480, 640, 3) and np.array_equal(a, b)
+    assert [c for c, _ in labels] == [c for c, _ in labels_b]
+    if kind == "negatives":
+        assert labels == []
+        return
+    assert labels, f"a {kind} scene should hold tiles"
+    for code, quad in labels:
+        assert code in TILE_CLASSES
+        cx, cy = quad.mean(0)
+        assert 0 <= cx < 640 and 0 <= cy < 480
+        sides = np.linalg.norm(quad[3] - quad[0]) + np.linalg.norm(quad[2] - quad[1])
+        ends = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])
+        assert sides > ends, "a labelled tile is taller than wide in the photo"
+    for quad in ignores:
+        assert quad.shape == (4, 2)
+
+
+def test_a_rummy_green_tile_is_labelled_with_the_fourth_colour_slot():
+    rummy = E.held_out("rummy_green")
+    assert rummy.slot_of("G") == "O"
+    assert E.slot_codes(rummy, ["G5", "K1", "J"]) == ["O5", "K1", "J"]
+    assert dict(rummy.ink_families)["O"] == "green"
+
+
+def test_calibration_layout_gives_one_colour_per_row_and_the_jokers():
+    image, rows = E.render_calibration_layout("rummy_green", np.random.default_rng(0))
+    assert image.shape == (750, 1000, 3)
+    assert rows[:4] == [[f"{c}{n}" for n in range(1, 14)] for c in "KRBG"]
+    assert rows[4] == ["J", "J"]
+    _, rows = E.render_calibration_layout("white_teal", np.random.default_rng(0))
+    assert rows[3][0] == "O1"
+    with pytest.raises(ValueError, match="no held-out edition"):
+        E.held_out("purple")

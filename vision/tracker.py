@@ -1,0 +1,571 @@
+"""The live table: tile readings voted over a camera's recent frames.
+
+One frame is not a reading of the table: a hand passes over it, a tile is missed or misread
+for a frame, the camera shakes. `TableTracker` keeps a *track* per place on the table and
+turns the frames into a *stable* table that changes only when a change has held:
+
+1. Frames are aligned first. The camera may shake, so the tiles read alike in this frame
+   and in the tracks' last places give a similarity transform (RANSAC, as `vision.turn`
+   does between two photos); every track, seen or hidden, follows it.
+2. A detection belongs to the track whose place is nearest, within `MATCH_RADIUS` of the
+   two tiles' heights; a detection with no track starts one.
+3. A frame is *still* when the scene did not move: the downscaled grey frame differs from
+   the previous one (after removing the camera's shift) in less than `motion_max` of its
+   pixels, and few tracks came or went since the previous frame (`churn`). Hands over
+   the table move; tiles lying on it do not.
+4. Changes are decided only over the run of still frames that ends with this frame (at
+   most `window` of them), and only once that run is `hold` frames long:
+   - a new tile joins the stable table when it was seen in every frame of the run (at
+     least `hold`): tiles do not come and go while nothing moves, false finds do; its
+     reading is the mean of its class probabilities there;
+   - a tile's reading changes when, over the still frames of the window, another reading
+     was the best one in at least `hold` frames and twice as often as the tile's, and is
+     twice as probable: a reading flickering for one frame never does;
+   - a tile laid since the last `commit()` leaves when it was missing from at least
+     `leave_after` (2 x hold) frames of the run and from most of them: a hand resting on
+     the table hides tiles for a moment too.
+5. The rules are priors. A tile on the table at the last accepted turn (`commit()`) stays
+   while hidden: it leaves only after `gone_after` still frames without it. A table tile
+   that no frame of the run shows, when a new tile of its reading joins elsewhere, was
+   moved there (by the turn, or its box shifted while a hand half hid it): the new find
+   takes over its id, commitment and correction (the table changed: its sets may have). The stable table never holds
+   more copies of a tile than the edition has: the copy the frames are least sure of is
+   re-read as its next plausible reading, or kept out of the table until it is resolved.
+6. A player's correction (`correct`) belongs to the track at that place: it follows the
+   tile as it moves a little and overrides every later reading of it, for the game.
+
+The referee never judges one frame: the server judges `update.stable`, which only moves
+when the table really did.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.detections import TileDetections
+from vision.turn import _nearest_first, _tile_size
+
+MATCH_RADIUS = 0.5  # a detection belongs to a track this many tile heights away at most
+# (neighbours in a set lie one tile width = 0.72 heights apart)
+ALIGN_RADIUS = 3.0  # alike-read tiles this close (tile heights) may pair for the alignment
+ALIGN_INLIER = 0.3  # RANSAC threshold of the alignment, in tile heights
+MOTION_DIFF = 18.0  # grey levels (of 255, brightness-normalised) a pixel must change by
+ALT_SHARE = 0.05  # an alternative reading is plausible at >= this share of the best one
+UNCERTAIN_BELOW = 0.6  # voted best probability below this: the tile stays uncertain
+
+
+def _height(corners: np.ndarray) -> float:
+    return float(np.linalg.norm(corners[3] - corners[0]))
+
+
+def _extent(corners: np.ndarray) -> float:
+    """sqrt(width x height) of a box: shrinks whichever side a hand hides."""
+    return float(np.sqrt(np.linalg.norm(corners[1] - corners[0]) * _height(corners)))
+
+
+@dataclass
+class _Track:
+    id: int
+    corners: np.ndarray  # (4, 2) float64, in the latest frame's pixels
+    labels_n: int
+    # frame -> (class probs, detector score, flip probs or None, best class)
+    seen: dict = field(default_factory=dict)
+    code: int | None = None  # class id while the tile is in the stable table
+    probs: np.ndarray | None = None  # voted class probabilities while stable
+    committed: bool = False
+    correction: int | None = None
+    unseen_still: int = 0  # consecutive still frames without this tile
+    last_seen: int = -1
+    score: float = 0.0  # detector score when last seen: a hidden tile is no faint one
+    moves: int = 0  # times it was found moved elsewhere: its sets may have changed
+
+    def centre(self) -> np.ndarray:
+        return self.corners.mean(axis=0)
+
+    def last_code(self) -> int:
+        if self.code is not None:
+            return self.correction if self.correction is not None else self.code
+        return self.seen[self.last_seen][3]
+
+
+@dataclass
+class TrackerUpdate:
+    """What one frame changed. `stable` is None until the first stable table exists."""
+
+    stable: TileDetections | None
+    changed: bool
+    still: bool
+    frame: int
+    t: float | None = None
+    ids: list[int] = field(default_factory=list)  # track id of each stable tile
+    votes: np.ndarray | None = None  # frames (of the last `window`) each stable tile was seen
+    hidden: list[int] = field(default_factory=list)  # stable tiles not seen in this frame
+    pending: list[dict] = field(default_factory=list)  # tiles whose reading is not yet held
+    changes: list[str] = field(default_factory=list)  # what changed, in words
+    motion: float | None = None  # share of the grey frame that moved
+    churn: int = 0  # tracks that came or went since the previous frame
+    still_frames: int = 0  # length of the run of still frames ending here
+    shift: tuple[float, float] = (0.0, 0.0)  # camera shift the tiles gave (still frames), px
+
+
+class TableTracker:
+    """Votes each tile's reading over recent frames; see the module notes.
+
+    `rules`: the edition (referee `Rules`, default the original). `hold`: still frames a
+    change must hold for. `window`: frames a vote looks back over. `motion_max`: share of
+    the grey frame that may change in a still frame. `churn_max`: share of the tracks that
+    may come or go in a still frame (one always may). `gone_after`: still frames a
+    committed tile must be missing before it counts as gone; `leave_after`: still frames a
+    tile laid since must be missing before it leaves (default 2 x hold: a hand resting on
+    the table for a moment hides tiles too).
+    """
+
+    def __init__(self, rules=None, hold: int = 3, window: int = 8, *,
+                 motion_max: float = 0.01, churn_max: float = 0.1,
+                 leave_after: int | None = None, gone_after: int | None = None) -> None:
+        from referee import DEFAULT_RULES
+
+        if hold < 1 or window < hold:
+            raise ValueError(f"need 1 <= hold <= window, not hold={hold}, window={window}")
+        self.rules = rules or DEFAULT_RULES
+        self.hold = int(hold)
+        self.window = int(window)
+        self.motion_max = float(motion_max)
+        self.churn_max = float(churn_max)
+        self.leave_after = int(leave_after) if leave_after is not None else min(2 * self.hold,
+                                                                                  self.window)
+        self.gone_after = int(gone_after) if gone_after is not None else 5 * self.window
+        if not 1 <= self.leave_after <= self.window:
+            raise ValueError(f"need 1 <= leave_after <= window, not {self.leave_after}")
+        self.reset()
+
+    # -- public ----------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Forget everything: a new game, or the camera was moved to another table."""
+        self._tracks: dict[int, _Track] = {}
+        self._next_id = 0
+        self._frame = -1
+        self._frames: deque[tuple[int, bool]] = deque(maxlen=self.window)
+        self._gray: np.ndarray | None = None
+        self._labels: tuple[str, ...] | None = None
+        self._size = 0.0
+        self._prev_seen: set[int] = set()
+        self._stable: TileDetections | None = None
+        self._stable_key: tuple = ()
+        self.stable_since: float | None = None
+
+    @property
+    def stable(self) -> TileDetections | None:
+        return self._stable
+
+    def commit(self) -> None:
+        """A turn was accepted: the stable table is now the table every later turn starts
+        from. Its tiles stay while hidden."""
+        for tr in self._tracks.values():
+            tr.committed = tr.code is not None
+
+    def correct(self, point_xy, code: str) -> int:
+        """A player says the tile at `point_xy` (latest frame's pixels) is `code`.
+
+        Returns the track id it was attached to; raises ValueError when no tile lies there
+        or the code is not a class the models know.
+        """
+        if self._labels is None:
+            raise ValueError("no frame seen yet: nothing to correct")
+        if code not in self._labels:
+            raise ValueError(f"not a tile code: {code!r}")
+        point = np.asarray(point_xy, np.float64).reshape(2)
+        best, best_d = None, np.inf
+        for tr in self._tracks.values():
+            # Stable tiles first: a correction is of the table the player sees.
+            d = np.linalg.norm(tr.centre() - point) / max(self._size, 1e-9)
+            d += 0.0 if tr.code is not None else 0.25
+            if d < best_d:
+                best, best_d = tr, d
+        if best is None or best_d > 0.75:
+            raise ValueError(f"no tile at ({point[0]:.0f}, {point[1]:.0f})")
+        best.correction = self._labels.index(code)
+        if best.code is not None:
+            self._stable = self._build_stable()
+            self._stable_key = self._key()
+        return best.id
+
+    def push(self, detections: TileDetections, gray_small: np.ndarray | None = None,
+             t: float | None = None) -> TrackerUpdate:
+        """Add one frame's tiles (and its downscaled grey image, for the motion measure)."""
+        self._frame += 1
+        frame = self._frame
+        if self._labels is None:
+            self._labels = tuple(detections.labels)
+        elif tuple(detections.labels) != self._labels:
+            raise ValueError("detections use other class labels than the earlier frames")
+        if len(detections):
+            self._size = _tile_size(detections)
+        elif not self._size:
+            self._size = 1.0
+
+        motion, moved = self._motion(gray_small)
+        # While a hand moves over the table its finds (and the tiles it hides) would pull
+        # the alignment off: the camera is followed on the frames that do not move.
+        shift = (0.0, 0.0) if moved else self._align(detections)
+        seen_now = self._match(detections, frame, moved)
+        churn = len(seen_now ^ self._prev_seen)
+        union = len(seen_now | self._prev_seen)
+        still = (not moved) and churn <= max(1, int(self.churn_max * union))
+        if frame == 0:
+            still = True
+        self._prev_seen = seen_now
+        self._frames.append((frame, still))
+
+        run = self._still_run()
+        for tr in self._tracks.values():
+            if tr.last_seen == frame:
+                tr.unseen_still = 0
+            elif still:
+                tr.unseen_still += 1
+        changes: list[str] = []
+        if len(run) >= self.hold:
+            changes = self._decide(run)
+        self._prune(frame)
+
+        if self._stable is not None or len(run) >= self.hold:
+            # Rebuilt every frame: the tiles' corners follow the camera.
+            self._stable = self._build_stable()
+            key = self._key()
+            changed = key != self._stable_key
+            self._stable_key = key
+        else:
+            changed = False
+        if changed:
+            self.stable_since = t
+        return self._update(frame, t, still, changed, changes, motion, churn, len(run), shift)
+
+    # -- steps -----------------------------------------------------------------------------
+    def _align(self, det: TileDetections) -> tuple[float, float]:
+        """Move every track by the camera's motion since the tracks were last placed."""
+        import cv2
+
+        recent = [tr for tr in self._tracks.values() if tr.last_seen >= self._frame - self.window]
+        if len(recent) < 3 or len(det) < 3:
+            return (0.0, 0.0)
+        src_c = np.array([tr.centre() for tr in recent])
+        codes = np.array([tr.last_code() for tr in recent])
+        dst_c = det.centers.astype(np.float64)
+        d = np.linalg.norm(src_c[:, None] - dst_c[None], axis=2) / self._size
+        ok = (codes[:, None] == det.class_ids[None, :]) & (d < ALIGN_RADIUS)
+        ii, jj = np.nonzero(ok)
+        if len(ii) < 3:
+            return (0.0, 0.0)
+        m, inliers = cv2.estimateAffinePartial2D(
+            src_c[ii].astype(np.float32), dst_c[jj].astype(np.float32), method=cv2.RANSAC,
+            ransacReprojThreshold=ALIGN_INLIER * self._size)
+        if m is None or inliers is None or int(inliers.sum()) < 3:
+            return (0.0, 0.0)
+        scale = float(np.sqrt(abs(np.linalg.det(m[:, :2]))))
+        if not 0.8 < scale < 1.25:
+            return (0.0, 0.0)  # not a shake: leave the tracks where they were
+        for tr in self._tracks.values():
+            tr.corners = tr.corners @ m[:, :2].T + m[:, 2]
+        return (float(m[0, 2]), float(m[1, 2]))
+
+    def _match(self, det: TileDetections, frame: int, moved: bool) -> set[int]:
+        tracks = list(self._tracks.values())
+        used_t: set[int] = set()
+        used_d: set[int] = set()
+        pairs = []
+        if tracks and len(det):
+            tc = np.array([tr.centre() for tr in tracks])
+            dist = np.linalg.norm(tc[:, None] - det.centers[None].astype(np.float64), axis=2)
+            # In each pair's own tile heights: in an oblique view far tiles look small, and
+            # their neighbours lie fewer pixels away than near tiles' do.
+            th = np.array([_height(tr.corners) for tr in tracks])
+            dh = np.linalg.norm(det.corners[:, 3] - det.corners[:, 0], axis=1).astype(np.float64)
+            dist = dist / np.maximum((th[:, None] + dh[None, :]) / 2, 1e-9)
+            pairs = list(_nearest_first(dist < MATCH_RADIUS, dist, used_t, used_d))
+        seen = set()
+        for ti, di in pairs:
+            tr = tracks[ti]
+            # While a hand moves over the table, a find on the hand next to a tile would
+            # drag the tile's place along frame by frame: tiles on the table stay put.
+            self._observe(tr, det, di, frame, place=not (moved and tr.code is not None))
+            seen.add(tr.id)
+        for di in range(len(det)):
+            if di in used_d:
+                continue
+            tr = _Track(self._next_id, det.corners[di].astype(np.float64), len(self._labels))
+            self._next_id += 1
+            self._tracks[tr.id] = tr
+            self._observe(tr, det, di, frame)
+            seen.add(tr.id)
+        return seen
+
+    @staticmethod
+    def _observe(tr: _Track, det: TileDetections, di: int, frame: int, place: bool = True
+                 ) -> None:
+        corners = det.corners[di].astype(np.float64)
+        # A box much smaller or larger than the tile's is a tile half hidden (by a hand
+        # resting on the table) or boxed together with something: it does not move the tile.
+        if tr.code is not None and not 0.8 < _extent(corners) / max(_extent(tr.corners),
+                                                                   1e-9) < 1.25:
+            place = False
+        if place:
+            tr.corners = corners
+        flip = None if det.flip_probs is None else det.flip_probs[di].astype(np.float64)
+        probs = det.class_probs[di].astype(np.float64)
+        tr.score = float(det.detector_scores[di])
+        tr.seen[frame] = (probs, float(det.detector_scores[di]), flip, int(np.argmax(probs)))
+        tr.last_seen = frame
+
+    def _motion(self, gray: np.ndarray | None) -> tuple[float | None, bool]:
+        """(share of the grey frame that changed, whether that is movement)."""
+        import cv2
+
+        if gray is None:
+            self._gray = None
+            return None, False
+        g = np.asarray(gray)
+        if g.ndim == 3:
+            g = cv2.cvtColor(g, cv2.COLOR_BGR2GRAY)
+        g = cv2.GaussianBlur(g.astype(np.float32), (0, 0), 1.0)
+        g = g * (128.0 / max(float(g.mean()), 1.0))  # auto-exposure is no movement
+        prev, self._gray = self._gray, g
+        if prev is None or prev.shape != g.shape:
+            return None, False
+        # The camera's own shake: find it on the grey frames themselves and undo it.
+        (dx, dy), _response = cv2.phaseCorrelate(prev, g)
+        if abs(dx) > g.shape[1] / 8 or abs(dy) > g.shape[0] / 8:
+            dx = dy = 0.0
+        m = np.float32([[1, 0, dx], [0, 1, dy]])
+        moved_prev = cv2.warpAffine(prev, m, (g.shape[1], g.shape[0]),
+                                    borderMode=cv2.BORDER_REPLICATE)
+        diff = np.abs(g - moved_prev)
+        b = int(np.ceil(max(abs(dx), abs(dy)))) + 2
+        inner = diff[b:-b, b:-b] if min(diff.shape) > 2 * b + 4 else diff
+        # Edges left after an imperfect shift give thin lines; a hand gives a blob.
+        changed = (inner > MOTION_DIFF).astype(np.uint8)
+        changed = cv2.erode(changed, np.ones((3, 3), np.uint8))
+        share = float(changed.mean())
+        return share, share > self.motion_max
+
+    def _still_run(self) -> list[int]:
+        run = []
+        for f, still in reversed(self._frames):
+            if not still:
+                break
+            run.append(f)
+        return run[::-1]
+
+    def _vote(self, tr: _Track, frames) -> tuple[np.ndarray | None, int, Counter]:
+        """(mean class probabilities over the frames it was seen in, frames seen, how often
+        each class was the frame's best reading)."""
+        obs = [tr.seen[f][0] for f in frames if f in tr.seen]
+        if not obs:
+            return None, 0, Counter()
+        best = Counter(tr.seen[f][3] for f in frames if f in tr.seen)
+        return np.mean(obs, axis=0), len(obs), best
+
+    def _decide(self, run: list[int]) -> list[str]:
+        labels = self._labels
+        changes: list[str] = []
+        n_run = len(run)
+        added: list[_Track] = []
+        reread: list[_Track] = []
+        held = Counter(self._code(tr) for tr in self._tracks.values() if tr.code is not None)
+        still_window = [f for f, still in self._frames if still]
+        for tr in list(self._tracks.values()):
+            mean, k, best = self._vote(tr, run)
+            missing = n_run - k
+            if tr.code is None:
+                # Seen in every frame of the still run: a find that comes and goes while
+                # nothing moves (a box doubled on one tile, a knot in the wood) is no tile.
+                if k >= self.hold and k == n_run:
+                    tr.code = int(np.argmax(mean))
+                    tr.probs = mean
+                    added.append(tr)
+                continue
+            # A reading is voted over every still frame of the window, not only this run:
+            # the camera's view of a tile it is torn about differs a little after each
+            # shake, and a verdict should not flip with it.
+            mean, _k, best = self._vote(tr, still_window)
+            if mean is not None:
+                tr.probs = mean
+                top = int(np.argmax(mean))
+                # A tile the camera is torn about keeps its reading: another one must be
+                # the frames' best reading at least `hold` times and twice as often, in each
+                # of the latest `hold` frames that saw the tile, twice as probable, and not
+                # a tile the table already holds every copy of.
+                if (tr.correction is None and top != tr.code and best[top] >= self.hold
+                        and best[top] >= 2 * best[tr.code] and mean[top] >= 2 * mean[tr.code]
+                        and held[top] < self._limit(labels[top])
+                        and self._latest_best(tr, still_window) == top):
+                    held[tr.code] -= 1
+                    held[top] += 1
+                    changes.append(f"tile {tr.id} re-read {labels[tr.code]} -> {labels[top]}")
+                    tr.code = top
+                    reread.append(tr)
+            if not tr.committed and missing >= self.leave_after and 2 * missing > n_run:
+                changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) left")
+                self._leave(tr)
+            elif tr.committed and tr.unseen_still >= self.gone_after:
+                changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) gone for "
+                               f"{tr.unseen_still} still frames")
+                self._leave(tr)
+        # A table tile no frame of the run shows, whose reading now lies elsewhere, was
+        # moved (by the turn, or its box shifted while a hand half hid it): the new find
+        # is that tile, which keeps its id, commitment and correction.
+        for tr in list(added):
+            code = tr.code
+            moved = [old for old in self._tracks.values()
+                     if old.code is not None and old is not tr and old not in added
+                     and code in (old.code, self._code(old))
+                     and not any(f in old.seen for f in run)]
+            if not moved:
+                continue
+            old = min(moved, key=lambda o: float(np.linalg.norm(o.centre() - tr.centre())))
+            step = float(np.linalg.norm(old.centre() - tr.centre())) / max(_height(tr.corners),
+                                                                           1e-9)
+            if step >= 1.0:  # less is the same place, found again: no set changed
+                old.moves += 1
+                changes.append(f"tile {old.id} ({labels[self._code(old)]}) moved")
+            old.corners = tr.corners
+            old.seen.update(tr.seen)
+            old.last_seen = tr.last_seen
+            old.score = tr.score
+            old.unseen_still = 0
+            old.code = code
+            old.probs = tr.probs
+            added.remove(tr)
+            del self._tracks[tr.id]
+        changes.extend(self._enforce_copies(added, reread))
+        for tr in added:
+            if tr.code is not None:
+                changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) laid")
+        return changes
+
+    def _latest_best(self, tr: _Track, frames: list[int]) -> int | None:
+        """The frames' best reading when the latest `hold` frames that saw the tile agree."""
+        latest = [tr.seen[f][3] for f in frames if f in tr.seen][-self.hold:]
+        if len(latest) < self.hold or len(set(latest)) != 1:
+            return None
+        return latest[0]
+
+    def _leave(self, tr: _Track) -> None:
+        tr.code = None
+        tr.probs = None
+        tr.committed = False
+
+    def _code(self, tr: _Track) -> int:
+        return tr.correction if tr.correction is not None else tr.code
+
+    def _limit(self, code: str) -> int:
+        if code == "J":
+            return int(self.rules.jokers)
+        if code[0] not in {str(c) for c in self.rules.colors}:
+            return 0  # a colour this edition does not print
+        return int(self.rules.copies)
+
+    def _enforce_copies(self, added: list[_Track], reread: list[_Track]) -> list[str]:
+        """Never more copies than the edition has: the copy that came last (laid or re-read
+        just now) yields first, then the least sure one."""
+        labels = self._labels
+        stable = [tr for tr in self._tracks.values() if tr.code is not None]
+
+        def strength(tr: _Track) -> tuple:
+            p = tr.probs[tr.code] if tr.probs is not None else 0.0
+            return (tr.correction is not None, tr.committed, tr not in added,
+                    tr not in reread, float(p))
+
+        counts: Counter = Counter()
+        changes = []
+        for tr in sorted(stable, key=strength, reverse=True):
+            code = self._code(tr)
+            if counts[code] < self._limit(labels[code]) or tr.correction is not None:
+                counts[code] += 1
+                continue
+            probs = tr.probs if tr.probs is not None else np.zeros(len(labels))
+            best = float(probs[code])
+            alt = None
+            for k in np.argsort(-probs):
+                k = int(k)
+                if k == code:
+                    continue
+                if probs[k] < ALT_SHARE * best:
+                    break
+                if counts[k] < self._limit(labels[k]):
+                    alt = k
+                    break
+            if alt is not None:
+                changes.append(f"tile {tr.id} read {labels[alt]}, not {labels[code]}: "
+                               f"the edition has {self._limit(labels[code])} {labels[code]}")
+                tr.code = alt
+                counts[alt] += 1
+            elif tr in added and self._limit(labels[code]) > 0:
+                tr.code = None  # held back until the frames settle which copy it is
+                tr.probs = None
+            else:
+                counts[code] += 1  # an older tile keeps its place; the referee will say
+        return changes
+
+    def _prune(self, frame: int) -> None:
+        for tid in [tid for tid, tr in self._tracks.items()
+                    if tr.code is None and tr.last_seen < frame - self.window]:
+            del self._tracks[tid]
+        cutoff = frame - self.window
+        for tr in self._tracks.values():
+            for f in [f for f in tr.seen if f <= cutoff]:
+                del tr.seen[f]
+
+    def _stable_tracks(self) -> list[_Track]:
+        return sorted((tr for tr in self._tracks.values() if tr.code is not None),
+                      key=lambda tr: tr.id)
+
+    def _key(self) -> tuple:
+        return tuple((tr.id, self._code(tr), tr.moves) for tr in self._stable_tracks())
+
+    def _build_stable(self) -> TileDetections:
+        tracks = self._stable_tracks()
+        labels = self._labels
+        if not tracks:
+            return TileDetections.empty(labels)
+        n_cls = len(labels)
+        probs = np.zeros((len(tracks), n_cls), np.float32)
+        ids = np.zeros(len(tracks), np.int64)
+        scores = np.zeros(len(tracks), np.float32)
+        uncertain = np.zeros(len(tracks), bool)
+        flips = []
+        for i, tr in enumerate(tracks):
+            code = self._code(tr)
+            if tr.correction is not None:
+                p = np.zeros(n_cls)
+                p[code] = 1.0
+            else:
+                p = tr.probs if tr.probs is not None else np.eye(n_cls)[code]
+            probs[i] = p
+            ids[i] = code
+            obs = list(tr.seen.values())
+            scores[i] = float(np.mean([o[1] for o in obs])) if obs else tr.score
+            uncertain[i] = tr.correction is None and float(p[code]) < UNCERTAIN_BELOW
+            fl = [o[2] for o in obs if o[2] is not None]
+            flips.append(np.mean(fl, axis=0) if fl else None)
+        flip_probs = None
+        if all(f is not None for f in flips):
+            flip_probs = np.array(flips, np.float32)
+        corners = np.array([tr.corners for tr in tracks], np.float32)
+        return TileDetections(corners, scores, probs, ids, labels, uncertain, flip_probs)
+
+    def _update(self, frame, t, still, changed, changes, motion, churn, run_n, shift):
+        tracks = self._stable_tracks()
+        window = [f for f, _ in self._frames]
+        votes = np.array([sum(f in tr.seen for f in window) for tr in tracks], np.int64)
+        hidden = [i for i, tr in enumerate(tracks) if tr.last_seen != frame]
+        pending = []
+        for tr in self._tracks.values():
+            if tr.code is None and tr.last_seen == frame:
+                mean, k, _ = self._vote(tr, window)
+                pending.append({"track": tr.id, "code": self._labels[int(np.argmax(mean))],
+                                "frames": k, "corners": tr.corners.round(1).tolist()})
+        return TrackerUpdate(self._stable, changed, still, frame, t, [tr.id for tr in tracks],
+                             votes, hidden, pending, changes, motion, churn, run_n, shift)
