@@ -45,12 +45,16 @@ eval: $(VENV)/.installed
 
 ## bench: speed of the referee and of the photo path, each figure also as a ratio to a
 ## floor measured in the same run (JPEG decode + one pass of both models, bench/floor.py);
-## then phone-sized photos (12, 50 MP) read right and fast (bench/eval_big_photos.py)
+## phone-sized photos (12, 50 MP) read right and fast (bench/eval_big_photos.py); and the
+## same photos uploaded to the game server (bench/upload_bench.py, ~30 s); calibration,
+## and 1000x750 / 12 / 50 MP reads without and with a profile (bench/calibrate_bench.py)
 bench: $(VENV)/.installed
 	$(PY) -m bench.referee_bench
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.vision_bench
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.table_bench
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_big_photos
+	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.upload_bench
+	$(PY) -m bench.calibrate_bench
 
 ## train: rebuild every model in models/ from scratch on the CPU
 train: $(VENV)/.train-installed

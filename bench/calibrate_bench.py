@@ -1,6 +1,6 @@
 """Calibration: how long `calibrate` takes, and what a profile costs and gains when reading.
 
-    python -m bench.calibrate_bench [--runs 5]
+    python -m bench.calibrate_bench [--runs 5] [--sizes-runs 7]
 
 Photos are rendered (needs Pillow, in the dev extra): tiles of an edition the classifier
 never saw in training (`EDITIONS`: white bodies with teal, red and orange close in hue,
@@ -8,6 +8,12 @@ green "Rummy" tiles) laid as the built-in `rows` layout says, then a second phot
 same edition with other tiles in other light. Times are medians, reported against a floor
 measured in the same run (one detector+classifier read of the same photo), because the
 shared CPU's speed moves 2-4x within minutes.
+
+Then photo sizes: a rendered table of a held-out edition (`training/editions.py`,
+white_teal) as a 1000x750, a 12 MP and a 50 MP JPEG (the 1000x750 enlarged, as
+`bench.vision_bench` does), each read from its bytes (`TileReader.read_bytes`) without
+and with a profile from one calibration photo of that edition, in interleaved rounds:
+medians, and ratios to the 1000x750 read without a profile measured in the same rounds.
 
 `render_layout_photo` and `render_tiles_photo` are also what the calibration tests use.
 """
@@ -282,6 +288,43 @@ def bench_real(reader, key: str) -> None:
               f"{s['correct']}/{s['matched']}, extra finds {s['detected'] - s['matched']}")
 
 
+def bench_sizes(reader, runs: int) -> list[dict]:
+    """Seconds of reading a 1000x750, 12 MP and 50 MP photo without and with a profile."""
+    import cv2
+
+    from bench.vision_bench import SIZES, enlarged, per_round_ratio
+    from calibration import Layout, calibrate
+    from training.editions import HELD_OUT, render_calibration_layout, render_edition_scene
+
+    edition = HELD_OUT["white_teal"]
+    rng = np.random.default_rng(90_210)
+    image, rows = render_calibration_layout(edition, rng)
+    layout = Layout.from_text("\n".join(" ".join(r) for r in rows), name="white_teal")
+    profiled = reader.with_profile(calibrate(image, layout, reader))
+    photo, _labels, _ignores = render_edition_scene(rng, edition, kind="table",
+                                                    width=1000, height=750)
+    small = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+    payloads = {"1000x750": small} | {name: enlarged(small, size) for name, size in SIZES.items()}
+    times = {(label, k): [] for label in payloads for k in ("without", "with")}
+    for r in range(runs):
+        for label, data in payloads.items():
+            pairs = (("without", reader), ("with", profiled))
+            for k, rd in pairs if r % 2 == 0 else pairs[::-1]:
+                start = time.perf_counter()
+                rd.read_bytes(data)
+                times[(label, k)].append(time.perf_counter() - start)
+    base = times[("1000x750", "without")]
+    out = []
+    for label in payloads:
+        a, b = times[(label, "without")], times[(label, "with")]
+        out.append({"photo": label, "tiles": len(reader.read_bytes(payloads[label])),
+                    "without_s": statistics.median(a), "with_s": statistics.median(b),
+                    "without_ratio": per_round_ratio(a, base),
+                    "with_ratio": per_round_ratio(b, base),
+                    "profile_cost": per_round_ratio(b, a)})
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     from vision.pipeline import TileReader
 
@@ -292,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--real", metavar="KEY", default=None,
                         help="also calibrate on real train/ photo KEY (e.g. rummy-3) and read "
                              "valid/ without and with the profile (needs RUMMIKUB_DATA)")
+    parser.add_argument("--sizes-runs", type=int, default=7,
+                        help="rounds of the photo-size timings (0: skip them)")
     parser.add_argument("--held-out", type=int, default=0, metavar="N",
                         help="also read N scenes per kind of training/editions.py's held-out "
                              "editions")
@@ -311,6 +356,16 @@ def main(argv: list[str] | None = None) -> int:
               f"{base[1]}/{base[2]} ({base[1] / base[2]:.1%}) -> "
               f"{with_p[1]}/{with_p[2]} ({with_p[1] / with_p[2]:.1%}); "
               f"found {base[0]} -> {with_p[0]}")
+    if args.sizes_runs:
+        print(f"\nphoto sizes (a rendered white_teal table, read from its JPEG bytes; medians "
+              f"of {args.sizes_runs} interleaved rounds; x = over the 1000x750 read without "
+              "a profile, same rounds)")
+        print(f"  {'photo':9s} {'tiles':>5s} {'without s':>10s} {'x':>6s} {'with s':>8s} "
+              f"{'x':>6s}  with / without")
+        for r in bench_sizes(reader, args.sizes_runs):
+            print(f"  {r['photo']:9s} {r['tiles']:5d} {r['without_s']:10.3f} "
+                  f"{r['without_ratio']:6.2f} {r['with_s']:8.3f} {r['with_ratio']:6.2f}  "
+                  f"{r['profile_cost']:.2f}")
     if args.held_out:
         bench_held_out(reader, args.held_out, args.seed)
     if args.real:

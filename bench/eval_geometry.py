@@ -125,7 +125,6 @@ def tables(n: int) -> None:
 
 
 def racks(n: int) -> None:
-    from vision.geometry import TablePlane
     from vision.rack import rows_of
 
     print(f"two-row racks seen by a pinhole camera ({n} per view, 3 % corner noise): rows "
@@ -139,9 +138,8 @@ def racks(n: int) -> None:
                 face, rows = rack_outlines(rng)
                 quads = noisy(pinhole(face, elevation, yaw), rng, 0.03)
                 for k, q in enumerate((quads, as_detector_boxes(quads))):
-                    plane = TablePlane.from_tiles(q)
-                    counts[2 * k] += rows_of(_dets(q)) == rows
-                    counts[2 * k + 1] += rows_of(_dets(plane.to_plane(q))) == rows
+                    counts[2 * k] += rows_of(_dets(q), plane=False) == rows
+                    counts[2 * k + 1] += rows_of(_dets(q), plane=True) == rows
             print(f"  {elevation:>5} deg  {yaw:.1f}     {counts[0]:>3} / {counts[1]:<3}"
                   f"               {counts[2]:>3} / {counts[3]}   (of {n})")
 
@@ -175,12 +173,9 @@ def _steep_photo(rng, table, elevation, yaw):
 
 
 def rendered(n: int) -> None:
-    from dataclasses import replace
-
     from bench.eval_table import _mapped, compare, match_to_labels
     from bench.synth_tables import SynthTable, full_box, synth_table
     from referee import DEFAULT_RULES
-    from vision.geometry import TablePlane
     from vision.layout import group_lines
     from vision.pipeline import TileReader
     from vision.rack import rows_of
@@ -228,10 +223,8 @@ def rendered(n: int) -> None:
             if len(d2l) != len(codes) or len(det) != len(codes):
                 continue
             found_all += 1
-            plane = TablePlane.from_tiles(det.corners)
-            on_plane = replace(det, corners=plane.to_plane(det.corners).astype(np.float32))
-            for k, d in enumerate((det, on_plane)):
-                right[k] += [[d2l[i] for i in row] for row in rows_of(d)] == rows
+            for k, on_plane in enumerate((False, True)):
+                right[k] += [[d2l[i] for i in row] for row in rows_of(det, on_plane)] == rows
         print(f"  rack, {elevation} deg, yaw {yaw}   {right[0]} / {right[1]}   "
               f"(of {found_all} of {n})")
 

@@ -1,5 +1,6 @@
 """What a big phone photo costs the game server: a table photo uploaded at 1000x750, 12 MP
-and 50 MP, each time as a ratio to the 1000x750 upload timed in the same run.
+and 50 MP, each time as a ratio to the 1000x750 upload and to the floor (`bench.floor`:
+JPEG decode + one pass of both models on the 1000x750 photo) timed in the same run.
 
     python -m bench.upload_bench [--runs 7] [--whole] [--json OUT]
 
@@ -73,13 +74,16 @@ def main(argv: list[str] | None = None) -> int:
     from fastapi.testclient import TestClient
 
     from app.server import ServerSettings, create_app
+    from bench.floor import Floor
     from bench.vision_bench import per_round_ratio
     from vision.pipeline import TileReader
 
     reader = TileReader.load()
+    data, source = photos()
+    floor = Floor(reader, data["1000x750"])
+    floor_s: list[float] = []
     if args.whole:
         reader = WholePhotoReader(reader)
-    data, source = photos()
     report = {"photo": source, "runs": args.runs, "whole": args.whole, "sizes": {}}
     times: dict[str, list[float]] = {name: [] for name in data}
     tiles: dict[str, int] = {}
@@ -93,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
             client.post(f"/api/games/{game['id']}/rounds", headers=headers)
             url = f"/api/games/{game['id']}/photo"
             for run in range(args.runs + 1):  # the first run warms up and is not counted
+                floor_seconds = floor.time_once()
+                if run:
+                    floor_s.append(floor_seconds)
                 for name, photo in data.items():
                     start = time.perf_counter()
                     response = client.post(url, headers=headers,
@@ -106,14 +113,20 @@ def main(argv: list[str] | None = None) -> int:
                         times[name].append(seconds)
     base = times["1000x750"]
     how = "each photo decoded whole (as before)" if args.whole else "reduced decodes"
-    print(f"upload bench: {source}; {how}; median of {args.runs} rounds")
+    floor_ms = 1000 * statistics.median(floor_s)
+    report["floor_ms"] = round(floor_ms, 1)
+    print(f"upload bench: {source}; {how}; median of {args.runs} rounds; floor (JPEG decode + "
+          f"one pass of both models on the 1000x750 photo) {floor_ms:.1f} ms")
     for name, photo in data.items():
         median = statistics.median(times[name])
         ratio = per_round_ratio(times[name], base)
+        over_floor = per_round_ratio(times[name], floor_s)
         report["sizes"][name] = {"bytes": len(photo), "median_ms": round(median * 1000, 1),
-                                 "ratio": round(ratio, 2), "tiles": tiles[name]}
+                                 "ratio": round(ratio, 2), "floor_ratio": round(over_floor, 2),
+                                 "tiles": tiles[name]}
         print(f"  {name:>9}: {len(photo) / 2**20:5.1f} MB  {median * 1000:7.1f} ms  "
-              f"{ratio:5.2f}x the 1000x750 upload  {tiles[name]} tiles")
+              f"{ratio:5.2f}x the 1000x750 upload  {over_floor:5.2f}x the floor  "
+              f"{tiles[name]} tiles")
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0

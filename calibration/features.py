@@ -18,6 +18,7 @@ INK_ROWS = (0.06, 0.74)
 INK_MIN_DELTA = 14.0  # Lab distance from the body below which a pixel is body, not ink
 INK_CORE = 15  # pixels furthest from the body that give the ink's colour
 NEUTRAL = 200.0  # grey level a body is scaled to before measuring ink
+CHROMA_INK = 20.0  # Lab chroma from which a crop's coloured core is its ink
 
 
 def body_colors(crops: np.ndarray) -> np.ndarray:
@@ -77,6 +78,25 @@ def ink_features(crops: np.ndarray, bodies: np.ndarray | None = None):
     count = strong.sum(axis=1)
     weights = strong.astype(np.float32)
     colours = np.einsum("np,npc->nc", weights, lab.reshape(n, -1, 3)) / np.maximum(count, 1)[:, None]
+    # A coloured print among dark pixels that are not print (a black rack's lip or its
+    # shadow inside a crop seen at an angle, a dark knot): the core above is the darkest
+    # pixels and reads black. Where the crop's middle holds a core of clearly coloured
+    # pixels, their colour is the ink's; a black print has none (its edges' colour
+    # fringes are few and faint). Through a profile, on rendered held-out editions' scenes
+    # (seeds 470,000+), colour misreadings went from 14 to 6 of 3,027 tiles.
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    c0, c1 = int(0.12 * chroma.shape[2]), int(0.88 * chroma.shape[2]) + 1
+    middle = np.zeros(chroma.shape[1:], bool)
+    middle[:, c0:c1] = True
+    cflat = np.where(middle.ravel()[None] & (flat >= INK_MIN_DELTA), chroma.reshape(n, -1), 0.0)
+    ccore = np.partition(cflat, -INK_CORE, axis=1)[:, -INK_CORE]
+    coloured = ccore >= CHROMA_INK
+    if coloured.any():
+        cstrong = (cflat >= ccore[:, None]) & (cflat > 0)
+        cw = cstrong.astype(np.float32)
+        ccol = np.einsum("np,npc->nc", cw, lab.reshape(n, -1, 3)) / np.maximum(
+            cw.sum(axis=1), 1)[:, None]
+        colours = np.where(coloured[:, None], ccol, colours)
     colours[count < 4] = np.nan
     level = (weights * flat).sum(axis=1) / np.maximum(count, 1)
     maps = np.clip(delta / np.maximum(level, INK_MIN_DELTA)[:, None, None], 0, 1)

@@ -215,3 +215,77 @@ def test_graph_surgery_adds_the_embedding_and_keeps_the_logits(tmp_path):
     assert np.allclose(embedding, np.maximum(x @ w1.T, 0), atol=1e-5)
     spec = update_sidecar(tmp_path)
     assert spec["embedding_output"] == "embedding" and len(spec["sha256"]) == 64
+
+
+# ----------------------------------------------------------------------------- ink
+def _crop(number_bgr, lip: bool) -> np.ndarray:
+    """A 32x44 crop of a cream tile with a number printed in `number_bgr`, and with `lip`
+    a black rack lip and its shadow across its lower half, as a rack seen at an angle
+    puts into the crop."""
+    import cv2
+
+    crop = np.full((44, 32, 3), (205, 228, 240), np.uint8)
+    cv2.putText(crop, "7", (8, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.75, number_bgr, 3)
+    if lip:
+        crop[26:32] = (18, 18, 20)
+    return crop
+
+
+@pytest.mark.parametrize("lip", [False, True])
+def test_a_green_print_reads_green_even_with_a_black_rack_lip_in_the_crop(lip):
+    from calibration.features import chroma_hue, ink_features
+
+    green, _ = ink_features(_crop((55, 145, 35), lip)[None])
+    chroma, hue = chroma_hue(green[0])
+    assert chroma > 25 and 110 < hue < 190, (chroma, hue)
+    black, _ = ink_features(_crop((35, 30, 30), lip)[None])
+    assert chroma_hue(black[0])[0] < 10
+
+
+def test_a_profile_never_rules_out_the_other_way_round():
+    # A 9 seen turned round is a 6's glyph: network and prototypes can both be all but sure
+    # of the wrong one. The other way keeps ORIENT_DOUBT, spread as the network spreads it,
+    # so a rack's tiles that face one way (vision.rack) can still put it right.
+    from calibration.head import ORIENT_DOUBT, _doubt_the_turn
+
+    joint = np.zeros((2, 14, 2), np.float32)
+    joint[0, 9, 1] = 1.0  # read: a 9, turned round; nothing on the crop's own way up
+    joint[1, 8, 0], joint[1, 8, 1] = 0.6, 0.4  # an 8: no doubt to add
+    net = np.full((2, 14, 2), 1e-3, np.float32)
+    net[0, 6, 0] = 0.5
+    out = _doubt_the_turn(joint, np.array([True, False]), net)
+    assert out[0, :, 0].sum() == pytest.approx(ORIENT_DOUBT)
+    assert int(out[0, :, 0].argmax()) == 6 and int(out[0].sum(axis=1).argmax()) == 9
+    assert out[0].sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(out[1], joint[1])
+
+
+def test_a_real_photo_laid_as_the_rows_layout_calibrates_and_racks_still_total_right(
+        reader, real_photos_dir):
+    """train/rummy-4 is a real photo of the cream tiles laid as the built-in layout says
+    (a colour per row, 1-13, then the jokers): the whole `rummikub calibrate` path on a
+    real photo. Through its profile the real valid/ photos read no worse and every real
+    rack photo still totals right (tiles read turned round against the rack included)."""
+    from bench.eval_vision import evaluate_photo
+    from calibration import calibrate
+    from referee import DEFAULT_RULES, Tile, rack_penalty
+    from training.real_data import load_split
+    from vision.rack import read_rack
+
+    photo = next(p for p in load_split("train", real_photos_dir) if p.key == "rummy-4")
+    profile = calibrate(photo.read(), Layout.builtin("rows"), reader)
+    assert profile.stats["rows"] == ["B", "R", "O", "K", "J"]
+    assert profile.stats["colours_right"] == profile.stats["colour_tiles"] == 52
+    profiled = reader.with_profile(profile)
+    valid = load_split("valid", real_photos_dir)
+    some = valid[1::3]
+    without = [evaluate_photo(reader, p) for p in some]
+    with_profile = [evaluate_photo(profiled, p) for p in some]
+    assert sum(r.correct for r in with_profile) >= sum(r.correct for r in without)
+    assert sum(r.matched for r in with_profile) >= sum(r.matched for r in without)
+    racks = {p.key: p for p in valid if p.key in ("rummy3-7", "rummy3-10", "rummy4-87",
+                                                   "rummy4-92", "rummy4-93")}
+    assert len(racks) == 5
+    for key, p in racks.items():
+        want = rack_penalty([Tile.from_code(t.code) for t in p.tiles], DEFAULT_RULES)
+        assert read_rack(profiled.read(p.read()), DEFAULT_RULES).total == want, key

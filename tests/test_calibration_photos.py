@@ -174,3 +174,49 @@ def test_a_16_megapixel_phone_photo_calibrates_like_its_small_copy(reader, tmp_p
     small = calibrate(photo.image, Layout.builtin("rows"), reader)
     assert profile.slot_letters == small.slot_letters == "KRBO"
     assert profile.stats["rows"] == small.stats["rows"] == ["K", "R", "O", "B", "J"]
+
+
+def test_a_box_turned_a_quarter_off_its_tile_is_read_in_the_tiles_own_way(reader):
+    # On a rack or a low table a tile can look nearly square, and the detector's box may
+    # then run its long side along the tile's width: the crop shows the number on its side.
+    # Through a profile such a crop is read again in the box turned a quarter round.
+    from calibration.head import ProfileHead, quarter_turned
+
+    cal = _photo(41, "white-teal")
+    head = ProfileHead(calibrate(cal.image, Layout.builtin("rows"), reader), reader.classifier)
+    ed = render.EDITIONS["white-teal"]
+    rng = np.random.default_rng(42)
+    photo = render.render_tiles_photo(rng, ed, render.random_rows(rng, ed, 3, 8), tilt=0.1)
+    sideways = quarter_turned(photo.quads)
+    upright, probs, _flip = head.classify_both_ways(photo.image, sideways)
+    right = sum(head.labels[k] == c for k, c in zip(probs.argmax(axis=1), photo.codes,
+                                                    strict=True))
+    _u, once, _f = head.read_crops(reader.classifier.crops(photo.image, sideways), sideways)
+    right_once = sum(head.labels[k] == c for k, c in zip(once.argmax(axis=1), photo.codes,
+                                                         strict=True))
+    assert right >= 0.9 * len(photo.codes) > right_once + 5, (right, right_once)
+    # The corners returned follow the tile: its top edge where the tile's top is.
+    tops = (upright[:, 0] + upright[:, 1]) / 2
+    true_tops = (photo.quads[:, 0] + photo.quads[:, 1]) / 2
+    heights = np.linalg.norm(photo.quads[:, 3] - photo.quads[:, 0], axis=1)
+    near = np.linalg.norm(tops - true_tops, axis=1) < 0.3 * heights
+    assert near.sum() >= 0.9 * len(near)
+    # Boxes that fit their tiles are read as before.
+    _u, plain, _f = head.read_crops(reader.classifier.crops(photo.image, photo.quads), photo.quads)
+    _u, both, _f = head.classify_both_ways(photo.image, photo.quads)
+    assert (plain.argmax(axis=1) == both.argmax(axis=1)).all()
+
+
+def test_the_editions_eval_reads_each_held_out_edition_with_and_without_a_profile():
+    # `make eval`'s table: one photo per edition and scene is enough to see every cell
+    # filled, with a profile calibrated from that edition's own layout photo.
+    from bench.eval_editions import evaluate, report
+
+    results = evaluate(photos=1, log=lambda *_: None)
+    assert len(results) == 6
+    for key, row in results.items():
+        assert row["with"] is not None, (key, row["why_no_profile"])
+        assert row["with"]["tiles"] == row["without"]["tiles"] > 0
+        assert ("read_right_rack" in row["with"]) == key.endswith("rack at an angle")
+    text = report(results, 1)
+    assert "with a profile, all: found" in text and "after read_rack" in text

@@ -154,3 +154,51 @@ def test_finds_the_tiles_of_the_rendered_samples():
         on_tile += sum(any(cv2.pointPolygonTest(p, c, False) >= -2 for p in polygons) for c in centres)
     assert found >= 0.9 * labelled, f"found {found} of {labelled} rendered tiles"
     assert on_tile >= 0.9 * detections, f"{detections - on_tile} of {detections} detections off any tile"
+
+
+# -- the detector's input array, kept per thread ------------------------------------------------
+def _scene(shape, seed=3):
+    """A photo-like image with edges at every scale (blurred noise + sharp rectangles)."""
+    rng = np.random.default_rng(seed)
+    image = cv2.GaussianBlur(rng.integers(0, 256, shape, dtype=np.uint8), (0, 0), 2.0)
+    for _ in range(60):
+        x, y = int(rng.integers(0, shape[1] - 40)), int(rng.integers(0, shape[0] - 50))
+        cv2.rectangle(image, (x, y), (x + 30, y + 42), tuple(int(v) for v in rng.integers(0, 256, 3)), -1)
+    return image
+
+
+def test_a_reused_input_gives_the_same_input_and_tiles(real_photos_dir):
+    detector = _detector()
+    photo = _photos(real_photos_dir, "rummy")[0]
+    image = photo.read()
+    fresh = detector.prepare(image)[0]
+    again = detector.prepare(image, reuse=True)[0]
+    np.testing.assert_array_equal(fresh, again)
+    assert detector.prepare(image, reuse=True)[0] is again  # the same array, kept
+    assert detector.prepare(image)[0] is not again
+    quads, scores = detector.detect(image)
+    quads2, scores2 = detector.detect(image.copy())
+    np.testing.assert_array_equal(quads, quads2)
+    np.testing.assert_array_equal(scores, scores2)
+
+
+def test_threads_sharing_a_detector_each_write_their_own_input():
+    import threading
+
+    detector = _detector()
+    images = [_scene((750, 1000, 3), seed) for seed in (1, 2)]
+    expected = [detector.prepare(image)[0] for image in images]
+    errors = []
+
+    def work(k):
+        for _ in range(20):
+            x = detector.prepare(images[k], reuse=True)[0]
+            if not np.array_equal(x, expected[k]):
+                errors.append(k)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors

@@ -94,3 +94,69 @@ def test_degenerate_boxes_leave_the_photo_as_it_is():
     photo = pinhole(table.plane_quads, 45)
     photo[0] = np.nan
     assert not TablePlane.from_tiles(photo).tilted
+
+
+# -- the fit's speed-ups give the same plane ------------------------------------------------
+def _irls_by_least_squares(a, b, iters=8):
+    """The robust fit as first written: np.linalg.lstsq (or the SVD for |x| = 1) of the
+    weighted rows at every step."""
+    weights = np.ones(len(a))
+    for _ in range(iters):
+        sw = np.sqrt(weights)[:, None]
+        if b is None:
+            x = np.linalg.svd(a * sw, full_matrices=False)[2][-1]
+            res = a @ x
+        else:
+            x = np.linalg.lstsq(a * sw, b * sw[:, 0], rcond=None)[0]
+            res = a @ x - b
+        sigma = 1.4826 * float(np.median(np.abs(res))) + 1e-9
+        weights = 1.0 / (1.0 + (res / (2.5 * sigma)) ** 2)
+    return x, res
+
+
+@pytest.mark.parametrize("elevation, yaw", [(90, 0.0), (70, 0.2), (45, 0.3), (30, -0.4)])
+def test_the_normal_equations_give_the_plane_least_squares_gives(monkeypatch, elevation, yaw):
+    import vision.geometry as geometry
+
+    photo = as_detector_boxes(pinhole(_table(11).plane_quads, elevation, yaw=yaw))
+    fast = TablePlane.from_tiles(photo)
+    monkeypatch.setattr(geometry, "_irls", _irls_by_least_squares)
+    slow = TablePlane.from_tiles(photo)
+    assert fast.tilted == slow.tilted
+    np.testing.assert_allclose(fast.matrix, slow.matrix, rtol=1e-9, atol=1e-12)
+    assert fast.tilt == pytest.approx(slow.tilt, rel=1e-9)
+    np.testing.assert_allclose(fast.shape_error, slow.shape_error, rtol=1e-9)
+
+
+def test_the_shape_error_of_a_plane_turned_down_is_measured_when_asked_for():
+    photo = pinhole(_table(2).plane_quads, 90)
+    plane = TablePlane.from_tiles(photo)
+    assert not plane.tilted
+    # min_tilt 1: the same fit carried through to the end, errors measured at once
+    eager = TablePlane.from_tiles(photo, min_tilt=1.0)
+    assert plane.shape_error == eager.shape_error
+    assert "shape_error=(" in repr(plane)
+    with pytest.raises(AttributeError):
+        plane.tilt = 2.0
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 54, 55])
+def test_the_fits_median_is_numpys(n):
+    from vision.geometry import _median
+
+    values = np.random.default_rng(n).normal(size=n)
+    assert _median(values) == float(np.median(values))
+    values[0] = np.nan
+    assert np.isnan(_median(values))
+
+
+def test_a_plane_copies_and_pickles_with_its_shape_error():
+    import copy
+    import pickle
+
+    for elevation in (90, 40):
+        plane = TablePlane.from_tiles(pinhole(_table(3).plane_quads, elevation))
+        for twin in (copy.copy(plane), copy.deepcopy(plane), pickle.loads(pickle.dumps(plane))):
+            np.testing.assert_array_equal(twin.matrix, plane.matrix)
+            assert (twin.tilt, twin.shape_error, twin.n_tiles, twin.tilted) == (
+                plane.tilt, plane.shape_error, plane.n_tiles, plane.tilted)

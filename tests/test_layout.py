@@ -141,3 +141,43 @@ def test_an_oblique_photo_is_grouped_on_the_table_plane(elevation):
 def test_a_photo_from_above_is_grouped_as_it_is():
     table = synth_table(np.random.default_rng(8), oblique=0.0)
     assert group_lines(table.quads).plane is None
+
+
+def _link_candidates_pair_by_pair(corners, max_gap):
+    """The neighbour pairs as first written, one pair at a time in Python."""
+    from vision.layout import MAX_ACROSS, MAX_ANGLE_DEG, MAX_OVERLAP, MAX_SIZE_RATIO, tile_frames
+
+    centres, right, _down, widths, heights = tile_frames(corners)
+    d = centres[None, :, :] - centres[:, None, :]
+    along = np.einsum("ijk,ik->ij", d, right)
+    perp = np.stack([-right[:, 1], right[:, 0]], axis=1)
+    across = np.einsum("ijk,ik->ij", d, perp)
+    cos_axes = np.abs(right @ right.T)
+    w_mean = (widths[:, None] + widths[None, :]) / 2
+    h_mean = (heights[:, None] + heights[None, :]) / 2
+    gap = (np.abs(along) - w_mean) / np.maximum(w_mean, 1e-9)
+    across_rel = np.abs(across) / np.maximum(h_mean, 1e-9)
+    size_ratio = np.maximum(heights[:, None], heights[None, :]) / np.maximum(
+        np.minimum(heights[:, None], heights[None, :]), 1e-9)
+    ok = ((gap <= max_gap) & (gap >= -MAX_OVERLAP) & (across_rel <= MAX_ACROSS)
+          & (cos_axes >= np.cos(np.radians(MAX_ANGLE_DEG))) & (size_ratio <= MAX_SIZE_RATIO))
+    ok = ok & ok.T
+    out = []
+    for i, j in zip(*np.nonzero(np.triu(ok, 1)), strict=True):
+        i, j = int(i), int(j)
+        g = max(gap[i, j], gap[j, i])
+        a = max(across_rel[i, j], across_rel[j, i])
+        cost = max(g, 0.0) + 0.5 * max(-g, 0.0) + a + 5.0 * (1.0 - cos_axes[i, j])
+        out.append((float(cost), i, 1 if along[i, j] > 0 else -1, j,
+                    1 if along[j, i] > 0 else -1, float(g)))
+    return sorted(out)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_neighbour_pairs_all_at_once_are_the_pairs_one_at_a_time(seed):
+    from vision.layout import MAX_GAP, _link_candidates
+
+    mode = MODES[seed % len(MODES)]
+    table = synth_table(np.random.default_rng(500 + seed), mode=mode)
+    corners = np.asarray(table.quads, np.float64)
+    assert _link_candidates(corners, MAX_GAP) == _link_candidates_pair_by_pair(corners, MAX_GAP)

@@ -3,7 +3,8 @@ at a phone's size, a rendered table filmed as the fake camera.
 
 One game, as a table plays it: Ann lays a valid 120-point initial meld in front of the
 camera and auto-end closes her turn; a second phone takes over (its camera films the table
-after Ben added an invalid group and three loose tiles) and Ben's 30 s run out: the penalty
+after Ben added an invalid group and three loose tiles; the first phone, still open, is told
+in words that another phone took over the camera and stops filming) and Ben's 30 s run out: the penalty
 names the tiles going back; the round ends with Ben's rack photographed, the score sheet and its
 CSV; a reload shows the same sheet.
 """
@@ -121,7 +122,8 @@ def test_a_live_game_from_first_meld_to_score_sheet(server, tmp_path):
             in state(page, "window.rummikub.alerts.spoken")
         game = state(page, "({id: s.game.id, token: window.rummikub.api.token})")
         assert not errors, errors
-        browser.close()
+        # Phone 1 stays open and filming while phone 2 joins: one camera per game.
+        first_browser, first_page = browser, page
 
         # ---- phone 2: joins the same game by its link; its camera sees Ben's tiles
         browser = launch(pw, video_after)
@@ -140,6 +142,20 @@ def test_a_live_game_from_first_meld_to_score_sheet(server, tmp_path):
             timeout=30_000)
         expect(page.locator("#table-summary .set.invalid .tile[data-code=R12]")).to_have_count(1)
         assert overlay_pixels(page, RED) > 200, "the invalid group is not outlined red"
+        # Phone 2's camera took the game over: phone 1 says so and films no more, showing
+        # the table phone 2's camera reads; phone 2 keeps its live camera.
+        expect(first_page.locator("#mode-badge")).to_have_text("Camera on another phone")
+        expect(first_page.locator("#mode-why")).to_contain_text(
+            "Another phone took over the camera")
+        expect(first_page.locator("#btn-take-camera")).to_be_visible()
+        expect(first_page.locator("#video")).to_be_hidden()
+        assert state(first_page, "s.camera") is None
+        first_page.wait_for_function(
+            "() => { const r = window.rummikub.state.reading; return r && !r.table_valid; }")
+        expect(page.locator("#mode-badge")).to_contain_text("Live camera")
+        stats = api(server, "GET", f"/api/games/{game['id']}/frames/stats", game["token"])
+        assert stats["takeovers"] >= 1, stats
+        first_browser.close()
         # Nobody ends Ben's turn: the server judges it when the time is up.
         page.wait_for_function("() => { const v = window.rummikub.state.verdict;"
                                " return v && v.timed_out; }", timeout=45_000)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -283,3 +284,38 @@ def test_scan_says_one_line_for_each_input_it_cannot_read(tmp_path):
         assert name in line
     assert "GIF is not read" in lines[0] and "too large" in lines[1]
     assert [photo["error"] for photo in json.loads(result.stdout)]
+
+
+# -- damaged PNGs: one line, ours -------------------------------------------------------------
+def _damaged_pngs() -> dict[str, bytes]:
+    good = _encode(".png", _quadrants(96, 48))
+    at = good.find(b"IDAT") + 20
+    flipped = good[:at] + bytes([good[at] ^ 0xFF]) + good[at + 1 :]
+    return {"flipped.png": flipped, "cut.png": good[: len(good) // 2],
+            "no_end.png": good[:-12], "header_only.png": good[:30]}
+
+
+@pytest.mark.parametrize("name, words", [
+    ("flipped.png", "the PNG chunk IDAT is damaged (its checksum does not match)"),
+    ("cut.png", "the PNG data is truncated"),
+    ("no_end.png", "the PNG data is truncated"),
+    ("header_only.png", "the PNG data is truncated"),
+])
+def test_a_damaged_png_is_found_from_its_chunks_before_decoding(name, words):
+    with pytest.raises(PhotoError, match=re.escape(f"corrupt photo: {words}")):
+        Photo.from_bytes(_damaged_pngs()[name])
+
+
+@pytest.mark.skipif(not (REPO_ROOT / "models" / "detector.onnx").is_file(), reason="no models")
+def test_scan_of_a_damaged_png_says_one_line_and_libpng_says_nothing(tmp_path):
+    paths = []
+    for name, data in _damaged_pngs().items():
+        paths.append(tmp_path / name)
+        paths[-1].write_bytes(data)
+    result = subprocess.run([sys.executable, "-m", "app", "scan", *map(str, paths)],
+                            capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == len(paths), result.stderr  # libpng printed nothing of its own
+    for line, path in zip(lines, paths, strict=True):
+        assert str(path) in line and "corrupt photo: the PNG" in line

@@ -312,3 +312,51 @@ def test_calibration_never_drops_a_true_training_tile(real_photos_dir):
     assert spec["train_true_tiles"] >= sum(len(p.tiles) for p in photos) - 1
     assert spec["train_true_tiles_dropped"] == 0
     assert 0 < spec["reject_below"] < 1
+
+
+# -- the scan JSON, built with fewer calls, is the same text ---------------------------------
+def _tiles_json_one_value_at_a_time(det: TileDetections) -> list[dict]:
+    from vision.labels import split_code
+
+    tiles = []
+    for i, (code, conf) in enumerate(zip(det.codes, det.confidence, strict=True)):
+        color, number, joker = split_code(code)
+        tiles.append({"id": i, "color": color, "number": number, "joker": joker,
+                      "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in det.corners[i]],
+                      "confidence": round(float(conf), 4), "uncertain": bool(det.uncertain[i])})
+    return tiles
+
+
+def _flat_as_written(value) -> bool:
+    if isinstance(value, list):
+        return all(not isinstance(v, dict) and _flat_as_written(v) for v in value)
+    if isinstance(value, dict):
+        return all(_flat_as_written(v) for v in value.values())
+    return True
+
+
+def test_the_tiles_json_is_the_same_as_one_value_at_a_time():
+    rng = np.random.default_rng(5)
+    n = 60
+    # corners on and around the halves where rounding to 0.1 could go either way
+    corners = (rng.integers(0, 20000, (n, 4, 2)) / 20).astype(np.float32)
+    corners[:5] += np.float32(0.05)
+    probs = rng.dirichlet(np.ones(len(TILE_CLASSES)), n).astype(np.float32)
+    det = TileDetections(corners, rng.random(n).astype(np.float32), probs,
+                         probs.argmax(1).astype(np.int64), TILE_CLASSES, rng.random(n) < 0.3)
+    assert det.to_json() == _tiles_json_one_value_at_a_time(det)
+    assert TileDetections.empty().to_json() == []
+
+
+def test_what_is_written_on_one_line_is_decided_as_before():
+    from app.cli.photos import _flat, to_json_text
+
+    values = [1, "a", None, [], {}, [1, 2.5, [3, [4]]], {"a": [1, {"b": 2}]}, [{"a": 1}],
+              {"a": {"b": [1, 2]}}, [[{"x": 1}]], {"tiles": [{"corners": [[1.0, 2.0]]}]},
+              [1, [2, {"c": 3}]], {"k": (1, 2)}, [True, False, None, "é"]]
+    for value in values:
+        assert _flat(value) == _flat_as_written(value), value
+    assert to_json_text([{"photo": "é.jpg", "tiles": [{"id": 0, "corners": [[1.0, 2.5]]}],
+                          "sets": []}]) == (
+        '[\n {\n  "photo": "é.jpg",\n  "tiles": [\n   {"id": 0, "corners": [[1.0, 2.5]]}\n  ],\n'
+        '  "sets": []\n }\n]')

@@ -29,8 +29,6 @@ from tests.server_helpers import (
     upload,
 )
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
 STATIC = Path(__file__).resolve().parent.parent / "app" / "static"
 
 FIRST_MELD = table_photo(RUN_R2_R5, GROUP_9S)  # 14 + 27 = 41 points
@@ -516,12 +514,18 @@ def test_trackers_of_finished_and_idle_games_are_let_go_and_made_again(tmp_path)
         while done["id"] in hub_games() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert hub_games() == {idle["id"]}
+        # Its frame counts outlive its tracker.
+        stats = lambda game: client.get(f"/api/games/{game['id']}/frames/stats",  # noqa: E731
+                                        headers=h(game)).json()
+        assert (stats(done)["received"], stats(done)["read"]) == (1, 1)
         # An idle one goes once it has had no frame and no socket for the idle time.
         hub = app.state.hub
         assert hub.sweep(now=time.monotonic() + 60) == []
         assert hub.sweep(now=time.monotonic() + 3601) == [idle["id"]] and hub_games() == set()
-        # Its next frame makes a new tracker, which reads as before.
+        assert (stats(idle)["received"], stats(idle)["read"]) == (1, 1)
+        # Its next frame makes a new tracker, which reads as before; the counts go on.
         client.post(f"/api/games/{idle['id']}/frames", content=FIRST_MELD,
                     headers={**h(idle), "content-type": "image/jpeg"})
-        assert _wait_stats(client, idle, lambda s: s["read"] >= 1)["read"] == 1
+        counted = _wait_stats(client, idle, lambda s: s["read"] >= 2)
+        assert (counted["received"], counted["read"]) == (2, 2)
         assert hub_games() == {idle["id"]}

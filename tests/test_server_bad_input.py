@@ -10,8 +10,6 @@ from fastapi.testclient import TestClient
 
 from tests.server_helpers import GROUP_9S, RUN_R2_R5, make_app, new_game, table_photo, upload
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
 PHOTO = table_photo(RUN_R2_R5, GROUP_9S)
 
 

@@ -14,8 +14,6 @@ from fastapi.testclient import TestClient
 
 from tests.server_helpers import make_app
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):

@@ -15,12 +15,9 @@ import string
 import time
 from collections import Counter
 
-import pytest
 from fastapi.testclient import TestClient
 
 from tests.server_helpers import GROUP_9S, RUN_R2_R5, make_app, new_game, table_photo, upload
-
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 SEED = 20261201
 REQUESTS = 1200

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
@@ -14,8 +16,6 @@ from tests.server_helpers import (
     table_photo,
     upload,
 )
-
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 PHOTO = table_photo(RUN_R2_R5, GROUP_9S)
 
@@ -189,3 +189,18 @@ def test_ids_and_tokens_never_begin_with_a_dash_for_the_command_line():
     made = [new_token() for _ in range(3000)] + [new_id() for _ in range(3000)]
     assert not [t for t in made if t.startswith("-")]
     assert all(len(bytes.fromhex(new_token())) == 16 for _ in range(100))  # still 128 bits
+
+
+def test_a_body_that_is_not_a_photo_may_not_take_a_photos_size(tmp_path):
+    """Photos may be 64 MB; a JSON body of that size would take hundreds of MB once parsed,
+    so anything that is not a photo is refused over 1 MB, by its length or as it arrives."""
+    app = make_app(tmp_path)
+    players = json.dumps({"players": ["Ann"] * 300_000}).encode()  # 2.1 MB
+    with TestClient(app) as client:
+        headers = {"X-Token": app.state.table_token, "content-type": "application/json"}
+        response = client.post("/api/games", content=players, headers=headers)
+        assert response.status_code == 413
+        assert "a request that is not a photo may be at most 1 MB" in response.json()["detail"]
+        response = client.post("/api/games", content=iter([players]), headers=headers)
+        assert response.status_code == 413
+        assert client.get("/api/games", headers=headers).json() == []

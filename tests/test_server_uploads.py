@@ -1,6 +1,7 @@
 """Big phone photos: a 50 MP upload is read from a reduced decode, never decoded whole,
 and a photo whose header is fine but whose pixel data cannot be decoded is still a 400
-before anything in the game changes."""
+before anything in the game changes. The server reads every photo the command line reads
+(the limits are `vision.decode`'s)."""
 
 from __future__ import annotations
 
@@ -22,9 +23,7 @@ from tests.server_helpers import (
     table_photo,
     upload,
 )
-from vision.decode import Photo, PhotoError
-
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+from vision.decode import MAX_BYTES, MAX_PIXELS, Photo, PhotoError
 
 PHOTO = table_photo(RUN_R2_R5, GROUP_9S)
 FIFTY_MP = (8160, 6120)  # a 50-megapixel phone camera's photo
@@ -36,6 +35,19 @@ def big_photo() -> bytes:
     image = cv2.imdecode(np.frombuffer(PHOTO, np.uint8), cv2.IMREAD_COLOR)
     big = cv2.resize(image, FIFTY_MP, interpolation=cv2.INTER_LINEAR)
     ok, data = cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    assert ok
+    return data.tobytes()
+
+
+@lru_cache(maxsize=1)
+def detailed_big_photo() -> bytes:
+    """The 50 MP photo with a sensor's fine grain, at quality 95: 17.7 MB, as a phone's
+    50 MP photo of a detailed table can be."""
+    image = cv2.imdecode(np.frombuffer(PHOTO, np.uint8), cv2.IMREAD_COLOR)
+    big = cv2.resize(image, FIFTY_MP, interpolation=cv2.INTER_LINEAR)
+    grain = np.random.default_rng(0).integers(-8, 9, size=(*big.shape[:2], 1), dtype=np.int8)
+    big = np.clip(big.astype(np.int16) + grain, 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 95])
     assert ok
     return data.tobytes()
 
@@ -102,6 +114,38 @@ def test_a_50_mp_photo_is_read_like_the_small_one_without_decoding_it_whole(tmp_
     assert isinstance(photo, Photo)
     # Every decode the photo holds: the whole 50 MP image is not among them.
     assert 1 not in photo._decoded and photo._decoded
+
+
+def test_the_server_reads_what_the_command_line_reads(tmp_path):
+    from app.server import ServerSettings
+
+    assert ServerSettings().upload_limit == MAX_BYTES  # one place: vision.decode
+    detailed = detailed_big_photo()
+    assert len(detailed) > 15 * 2**20  # over the server's old limit
+    app = make_app(tmp_path)
+    with TestClient(app) as client:
+        game = _game(client, app)
+        small = upload(client, game, "photo", PHOTO)
+        big = upload(client, game, "photo", detailed)
+        assert big.status_code == 200, big.text
+        assert _codes(big.json()) == _codes(small.json()) and _codes(big.json())
+        # A 108 MP phone photo (12000x9000) is read too; one pixel row more than the
+        # command line's limit is refused from the header alone, in the same words.
+        image = cv2.imdecode(np.frombuffer(PHOTO, np.uint8), cv2.IMREAD_COLOR)
+        ok, huge = cv2.imencode(".jpg", cv2.resize(image, (12000, 9000)),
+                                [cv2.IMWRITE_JPEG_QUALITY, 80])
+        response = upload(client, game, "photo", huge.tobytes())
+        assert response.status_code == 200, response.text
+        assert (response.json()["width"], response.json()["height"]) == (12000, 9000)
+        rows = MAX_PIXELS // 12000 + 1
+        too_big = bytearray(huge.tobytes())
+        at = too_big.find(b"\xff\xc0")
+        too_big[at + 5 : at + 7] = rows.to_bytes(2, "big")  # the SOF's height
+        response = upload(client, game, "photo", bytes(too_big))
+        assert response.status_code == 413
+        with pytest.raises(PhotoError) as cli_error:
+            Photo.from_bytes(bytes(too_big))
+        assert response.json()["detail"] == str(cli_error.value)
 
 
 def _wait(app, game, key, deadline):

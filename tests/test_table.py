@@ -184,3 +184,24 @@ def test_suggestion_search_gives_up_with_a_warning_not_a_hang(monkeypatch):
     reading = judge_table(detections_from(codes, quads), RULES)
     assert not reading.table_valid and reading.suggestion is None
     assert any("no suggestion" in w and "3 search states" in w for w in reading.warnings)
+
+
+@pytest.mark.parametrize("name", ["original", "rummy"])
+def test_the_quick_copy_count_finds_a_problem_exactly_where_copy_problems_does(name):
+    from referee import copy_problems
+    from vision.labels import TILE_CLASSES
+    from vision.table import _may_break_the_box, _tile
+
+    rules = edition(name)
+    rng = np.random.default_rng(len(name))
+    labels = TILE_CLASSES + tuple(f"G{n}" for n in range(1, 14))  # a profile reads green
+    seen = set()
+    for _ in range(400):
+        # small draws from few codes, so triples and jokers over the limit come up often
+        codes = rng.choice(len(labels), size=int(rng.integers(0, 12)))
+        pool = rng.choice(len(labels), size=int(rng.integers(1, 6)))
+        ids = pool[codes % len(pool)].astype(np.int64)
+        expected = bool(copy_problems([_tile(labels[k]) for k in ids], rules))
+        assert _may_break_the_box(ids, labels, rules) == expected
+        seen.add(expected)
+    assert seen == {True, False}

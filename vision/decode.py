@@ -14,6 +14,15 @@ OpenCV's own EXIF handling differs between versions and decoders, so this module
 with `IMREAD_IGNORE_ORIENTATION` and applies the Orientation tag (read by a small parser
 here) itself: the same pixels on every OpenCV build.
 
+A damaged PNG is found here before libpng sees it: libpng reports its errors by printing
+"libpng error: ..." to stderr itself (OpenCV gives it no error handler), which would put a
+second, cryptic line beside this module's one. Damage in storage or transfer (a changed
+byte, a cut-off file) breaks a chunk's CRC or its length, so the header check walks the
+chunks and compares their checksums. Not checked: compressed data that a faulty program
+wrote wrong with correct checksums (libpng's line still shows then); finding that means
+inflating the pixel data a second time: +65 % on the decode of a 12 MP PNG (135 ms on top
+of 208 ms, medians of 7), against 2 % (4 ms) for the checksums.
+
 `Photo` holds the checked bytes and decodes on demand: `image()` at full size, and
 `reduced(k)` at 1/2, 1/4 or 1/8 of each side, which for a JPEG is libjpeg's scaled
 decode (the inverse DCT at the smaller size: a 12 MP photo decodes at 1/4 in a fifth of
@@ -26,6 +35,7 @@ from __future__ import annotations
 import os
 import stat
 import struct
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -218,6 +228,58 @@ def _other_format(data: bytes) -> str | None:
     return None
 
 
+# -- PNG integrity -------------------------------------------------------------------------
+_PNG_DEPTHS = {0: (1, 2, 4, 8, 16), 2: (8, 16), 3: (1, 2, 4, 8), 4: (8, 16), 6: (8, 16)}
+
+
+def _png_damaged(what: str) -> PhotoError:
+    return PhotoError(f"corrupt photo: the PNG {what}")
+
+
+def _check_png(data: bytes) -> None:
+    """The checks libpng would otherwise fail loudly: an IHDR it accepts, every chunk whole
+    with a matching checksum, the image data one run of IDAT chunks, a palette where the
+    colour type needs one, and IEND at the end. Costs a CRC over the file (4 ms for a
+    12 MP PNG), no inflating."""
+    if len(data) < 33:  # the signature and a whole IHDR chunk
+        raise _png_damaged("data is truncated")
+    depth, color, compression, filtering, interlace = data[24:29]
+    if color not in _PNG_DEPTHS or depth not in _PNG_DEPTHS[color] or compression \
+            or filtering or interlace > 1:
+        raise _png_damaged(f"header is damaged (bit depth {depth}, colour type {color})")
+    view = memoryview(data)
+    pos, n = 8, len(data)
+    idat = after_idat = palette = False
+    while True:
+        if pos + 12 > n:
+            raise _png_damaged("data is truncated")
+        length = int.from_bytes(data[pos : pos + 4], "big")
+        kind = bytes(data[pos + 4 : pos + 8])
+        end = pos + 12 + length
+        if length > 0x7FFFFFFF or end > n:
+            raise _png_damaged("data is truncated")
+        if zlib.crc32(view[pos + 4 : end - 4]) != int.from_bytes(data[end - 4 : end], "big"):
+            name = kind.decode("latin-1") if kind.isalpha() else "?"
+            raise _png_damaged(f"chunk {name} is damaged (its checksum does not match)")
+        if kind == b"IDAT":
+            if after_idat:
+                raise _png_damaged("image data is split by other chunks")
+            idat = True
+        elif idat:
+            after_idat = True
+        if kind == b"PLTE":
+            palette = True
+            if length % 3 or not 3 <= length <= 768:
+                raise _png_damaged("palette is damaged")
+        if kind == b"IEND":
+            break
+        pos = end
+    if not idat:
+        raise _png_damaged("holds no image data")
+    if color == 3 and not palette:
+        raise _png_damaged("palette is missing")
+
+
 # -- orientation -----------------------------------------------------------------------------
 def apply_orientation(image: np.ndarray, orientation: int) -> np.ndarray:
     """Turn stored pixels upright for an EXIF Orientation value (1..8)."""
@@ -241,7 +303,8 @@ def apply_orientation(image: np.ndarray, orientation: int) -> np.ndarray:
 def _jpeg_complete(data: bytes, scan: int) -> bool:
     """A whole JPEG has an EOI marker after its first scan (entropy-coded data stuffs every
     0xFF byte, so FF D9 there is the real end; trailing bytes after it are allowed)."""
-    return data.find(b"\xff\xd9", max(scan, 2)) >= 0
+    # rfind: the same answer, found at the file's end at once (find walked the whole scan).
+    return data.rfind(b"\xff\xd9", max(scan, 2)) >= 0
 
 
 # -- the photo -------------------------------------------------------------------------------
@@ -292,6 +355,8 @@ class Photo:
                 f"{pixels / 1e6:.0f} megapixels (at most {max_pixels / 1e6:.0f} allowed)")
         if header.format == "JPEG" and not _jpeg_complete(data, header.scan):
             raise PhotoError("corrupt photo: the JPEG data is truncated")
+        if header.format == "PNG":
+            _check_png(data)
         return cls(data, header, name)
 
     @classmethod

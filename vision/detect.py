@@ -14,6 +14,7 @@ resolves the remaining 180-degree ambiguity.
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -142,6 +143,7 @@ class TileDetector:
         self.max_tiles = int(th.get("max_tiles", 400))
         self.refine = bool(spec.get("refine_angle", True))
         self.last_timings: dict[str, float] = {}
+        self._buffers = threading.local()
 
     @classmethod
     def load(cls, models_dir=MODELS_DIR, threads: int = DEFAULT_THREADS) -> TileDetector:
@@ -156,8 +158,13 @@ class TileDetector:
             raise ModelUnreadable(f"model settings file {sidecar} cannot be read: "
                                   f"{type(error).__name__} {error}") from None
 
-    def prepare(self, image_bgr: np.ndarray, long_side: int | None = None):
-        """Resize (long side -> `long_side`), pad to a multiple of 32: (input NCHW, scale)."""
+    def prepare(self, image_bgr: np.ndarray, long_side: int | None = None, *,
+                reuse: bool = False):
+        """Resize (long side -> `long_side`), pad to a multiple of 32: (input NCHW, scale).
+
+        With `reuse` the input is written into this thread's array from the last call of
+        the same size, valid until its next call: a fresh 2.4 MB array costs its page
+        faults again on every photo."""
         h, w = image_bgr.shape[:2]
         long_side = long_side or self.long_side
         scale = long_side / max(h, w)
@@ -167,11 +174,13 @@ class TileDetector:
             while img.shape[1] >= 2 * nw * 1.05 and img.shape[0] >= 2 * nh * 1.05:  # fast halvings
                 img = cv2.pyrDown(img)
             # Area averaging at a non-integer ratio (1000 -> 512 px) is OpenCV's slow general
-            # path (2-3 ms here; bilinear 0.4 ms). Measured with `make eval` on the same
-            # models: bilinear read fewer rendered tables (94 vs 95/100 whole state right)
-            # and turns (49 vs 50/50) right; bilinear to twice the size then halving by area
-            # (1.4 ms, within 1 grey level of this) lost real-photo precision (99.37 vs
-            # 99.58 %). The eval sits on detections near the threshold, so area it stays.
+            # path (~0.2x the floor of `bench.floor`). Cheaper ways were measured with `make
+            # eval` and a larger sample (300 rendered tables, 150 turns, valid/ + train/), and
+            # each read differently: bilinear (94 vs 95/100 tables, 49 vs 50/50 turns);
+            # bilinear to 1024 then area by 2 (within 2 grey levels: one extra find on
+            # valid/, precision 99.37 % under its 99.5 % target); area by 2 to 500 px (7
+            # more misreads on the rendered tables); area by 2 then bilinear to 512 (5 more
+            # false finds on the real photos). So area averaging it stays.
             resized = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA)
         elif scale > 1:
             resized = cv2.resize(image_bgr, (nw, nh), interpolation=cv2.INTER_LINEAR)
@@ -179,18 +188,30 @@ class TileDetector:
             resized = image_bgr
         m = self.multiple
         ph, pw = -(-nh // m) * m, -(-nw // m) * m
-        x = np.empty((1, 3, ph, pw), np.float32)
+        shape = (1, 3, ph, pw)
+        x = self._buffer("input", shape, np.float32) if reuse else np.empty(shape, np.float32)
         x[0, :, nh:, :] = self.pad_value[:, None, None]  # only the padding: the photo
         x[0, :, :nh, nw:] = self.pad_value[:, None, None]  # fills the rest
-        x[0, :, :nh, :nw] = resized.transpose(2, 0, 1)
+        for channel, plane in enumerate(cv2.split(resized)):  # half the time of a transpose
+            x[0, channel, :nh, :nw] = plane
         sx, sy = nw / w, nh / h
         return x, (sx, sy)
+
+    def _buffer(self, name: str, shape: tuple[int, ...], dtype) -> np.ndarray:
+        """This thread's array `name` of `shape`, kept from one photo to the next (threads
+        that share one detector, as the server's do, never write into each other's)."""
+        local = self._buffers
+        buffer = getattr(local, name, None)
+        if buffer is None or buffer.shape != shape:
+            buffer = np.empty(shape, dtype)
+            setattr(local, name, buffer)
+        return buffer
 
     def detect(self, image_bgr: np.ndarray, long_side: int | None = None, threshold: float | None = None):
         if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
             raise ValueError("detect() expects a BGR image of shape (H, W, 3)")
         start = time.perf_counter()
-        x, (sx, sy) = self.prepare(image_bgr, long_side)
+        x, (sx, sy) = self.prepare(image_bgr, long_side, reuse=True)
         prepared = time.perf_counter()
         maps = self.session.run(None, {self.input_name: x})[0][0]
         ran = time.perf_counter()
@@ -238,7 +259,8 @@ class TileDetector:
         inside = ((np.abs(dx * ux + dy * uy) < k * 0.5 * long_[:, None])
                   & (np.abs(-dx * uy + dy * ux) < k * 0.5 * short[:, None]))
         keep = np.ones(len(scores), bool)
-        for i in range(len(scores)):
+        # Only the peaks whose core holds a weaker one can drop anything: walk just those.
+        for i in np.flatnonzero(np.triu(inside, 1).any(axis=1)).tolist():
             if keep[i]:
                 keep[i + 1 :] &= ~inside[i, i + 1 :]
         idx = np.nonzero(keep)[0][: self.max_tiles]

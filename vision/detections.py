@@ -91,7 +91,12 @@ class TileDetections:
     def to_json(self) -> list[dict]:
         """The `tiles` list of the scan JSON."""
         tiles = []
-        for i, (code, conf) in enumerate(zip(self.codes, self.confidence, strict=True)):
+        # Python floats and bools once for the whole array (the same values float() and
+        # bool() give one by one, without a numpy scalar per number).
+        corners = np.asarray(self.corners).tolist()
+        confidence = self.confidence.astype(np.float64).tolist()
+        uncertain = np.asarray(self.uncertain, bool).tolist()
+        for i, code in enumerate(self.codes):
             color, number, joker = split_code(code)
             tiles.append(
                 {
@@ -99,9 +104,9 @@ class TileDetections:
                     "color": color,
                     "number": number,
                     "joker": joker,
-                    "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners[i]],
-                    "confidence": round(float(conf), 4),
-                    "uncertain": bool(self.uncertain[i]),
+                    "corners": [[round(x, 1), round(y, 1)] for x, y in corners[i]],
+                    "confidence": round(confidence[i], 4),
+                    "uncertain": uncertain[i],
                 }
             )
         return tiles

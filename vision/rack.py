@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.detections import TileDetections
+from vision.geometry import TablePlane
 from vision.layout import tile_frames
 
 # A reading the rack's way round is taken when it holds at least this share of the
@@ -46,16 +47,26 @@ class RackReading:
         return out
 
 
-def rows_of(detections: TileDetections) -> list[list[int]]:
+def rows_of(detections: TileDetections, plane: bool = True) -> list[list[int]]:
     """Tile ids in rows, top row first, each left to right, as the rack holder sees them.
 
     "Down" is the tiles' own down axis (their mean), so a rack photographed at an angle
     still splits into its rows; a new row starts where the centres jump down by half a tile.
+    With `plane`, the rows are split on the rack's plane estimated from the tiles
+    (`vision.geometry.TablePlane`): seen from the side, a rack's rows slant towards each
+    other and its far tiles shrink, so "half a tile down" in the photo is not the same
+    everywhere; on the plane it is. A photo seen from the front keeps the photo (the plane
+    is then the identity).
     """
     n = len(detections)
     if n == 0:
         return []
-    centres, _right, down, _w, heights = tile_frames(detections.corners)
+    corners = detections.corners
+    if plane:
+        table_plane = TablePlane.from_tiles(corners)
+        if table_plane.tilted:
+            corners = table_plane.to_plane(corners)
+    centres, _right, down, _w, heights = tile_frames(corners)
     axis_down = down.sum(axis=0)
     if np.linalg.norm(axis_down) < 0.5 * n:  # no common way up: use the photo's
         axis_down = np.array([0.0, 1.0])

@@ -185,6 +185,8 @@ def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
 
     # 3. More copies of a tile than the edition has: re-read the cheapest copy.
     for _round in range(8):
+        if not _may_break_the_box(ids, labels, rules):
+            break  # what copy_problems would say at more cost: nothing
         problems = copy_problems([_tile(labels[k]) for k in ids], rules)
         if not problems:
             break
@@ -194,17 +196,24 @@ def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
                 warnings.append(f"impossible count: {problem} (misread tiles, or another box)")
             break
 
-    # 4. Doubt settled by the rules, or not.
-    set_of = {i: members for members in sets for i in members}
-    for i in range(n):
-        members = set_of.get(i)
-        if members is None:
-            continue
-        settled = _settled_by_rules(i, members, ids, probs, labels, rules)
-        if i in rereads:
-            uncertain[i] = not settled
-        elif uncertain[i] and settled:
-            uncertain[i] = False
+    # 4. Doubt settled by the rules, or not: a tile is settled when its set is valid as
+    #    read and no other plausible reading of it (>= RESOLVED_MIN) keeps the set valid.
+    #    (Every tile's plausible readings are found in one pass over the probabilities.)
+    plausible: dict[int, list[int]] = {}
+    for i, k in zip(*(a.tolist() for a in np.nonzero(probs >= RESOLVED_MIN)), strict=True):
+        plausible.setdefault(i, []).append(k)
+    read = ids.tolist()
+    for members in sets:
+        codes = [labels[read[j]] for j in members]
+        valid = _verdict(tuple(codes), rules).valid
+        for pos, i in enumerate(members):
+            settled = valid and not any(
+                _verdict(tuple(codes[:pos] + [labels[k]] + codes[pos + 1:]), rules).valid
+                for k in plausible.get(i, ()) if k != read[i])
+            if i in rereads:
+                uncertain[i] = not settled
+            elif uncertain[i] and settled:
+                uncertain[i] = False
 
     out = TileDetections(
         corners=detections.corners,
@@ -319,18 +328,17 @@ def _fix_copies(ids, probs, labels, sets, rules, rereads, warnings) -> bool:
     return True
 
 
-def _settled_by_rules(i, members, ids, probs, labels, rules) -> bool:
-    """True when tile i's set is valid as read and no other plausible reading keeps it so."""
-    codes = [labels[ids[j]] for j in members]
-    if not _verdict(tuple(codes), rules).valid:
-        return False
-    pos = members.index(i)
-    for k in np.nonzero(probs[i] >= RESOLVED_MIN)[0]:
-        k = int(k)
-        if k == ids[i]:
-            continue
-        trial = list(codes)
-        trial[pos] = labels[k]
-        if _verdict(tuple(trial), rules).valid:
-            return False
-    return True
+def _may_break_the_box(ids, labels, rules) -> bool:
+    """False when `copy_problems` has nothing to say about the tiles read as `ids`: no
+    code more often than the edition has it, no colour it does not print. (A count of
+    the codes; copy_problems itself builds and sorts every tile.)"""
+    from collections import Counter
+
+    for code, count in Counter(labels[k] for k in ids.tolist()).items():
+        tile = _tile(code)
+        if tile.is_joker:
+            if count > rules.jokers:
+                return True
+        elif tile.color not in rules.colors or count > rules.copies:
+            return True
+    return False

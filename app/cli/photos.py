@@ -79,13 +79,24 @@ def scan_photo(reader, path: str, *, rules, annotator=None,
     return result
 
 
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+# One encoder for every line: json.dumps(..., ensure_ascii=False) builds a new one per call.
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _flat(value) -> bool:
     """Scalars, and lists/dicts holding only flat things without dicts inside lists of
-    dicts: written on one line."""
+    dicts: written on one line. (Scalars are passed over without a call: a scan's tiles
+    hold ~50 numbers each.)"""
     if isinstance(value, list):
-        return all(not isinstance(v, dict) and _flat(v) for v in value)
+        for v in value:
+            if type(v) in _SCALARS:
+                continue
+            if isinstance(v, dict) or not _flat(v):
+                return False
+        return True
     if isinstance(value, dict):
-        return all(_flat(v) for v in value.values())
+        return all(type(v) in _SCALARS or _flat(v) for v in value.values())
     return True
 
 
@@ -94,7 +105,7 @@ def to_json_text(value, indent: int = 0) -> str:
     pad, inner = " " * indent, " " * (indent + 1)
     # the cheap test first: _flat walks the whole value, and a photo's object is never flat
     if not (isinstance(value, dict) and indent == 1) and _flat(value):
-        return json.dumps(value, ensure_ascii=False)
+        return _ENCODE(value)
     if isinstance(value, list):
         items = [inner + to_json_text(v, indent + 1) for v in value]
         return "[\n" + ",\n".join(items) + "\n" + pad + "]" if items else "[]"

@@ -8,6 +8,14 @@ takes the newest frame only when it starts, runs the photo pipeline, and the gam
 `vision.tracker.TableTracker` votes over recent frames and says when the table changed
 and held still. Only then is the reading judged, stored with its frame and
 made the game's latest table: the referee never judges a single frame.
+
+One camera per game. Two phones filming the same table from two places would give the
+tracker two alternating views, and it could take the difference for a change of the table.
+So the camera that starts last takes the game's camera over: the camera that had it is
+told so in words (and its later frames are refused with the same words) while the new one
+streams; the tracker starts afresh from the new camera's view (a tile's place in one
+camera's pixels is not its place in another's). A camera that sent nothing for
+`CAMERA_QUIET_S` holds nothing any more: a camera it took over may start again then.
 """
 
 from __future__ import annotations
@@ -25,6 +33,18 @@ from vision.pipeline import detection_reduction
 
 GRAY_WIDTH = 160  # the small grey picture the tracker measures stillness on
 IDLE_S = 30 * 60.0  # a game's tracker is let go after this long without frames or sockets
+# A camera streams 3 frames a second; one silent this long (closed, asleep, gone) no longer
+# holds the game's camera.
+CAMERA_QUIET_S = 10.0
+CAMERA_TAKEN = ("Another phone took over the camera: a table is read by one camera at a "
+                "time, so this phone's camera has stopped.")
+COUNTERS = ("received", "read", "dropped", "bad", "changes", "takeovers", "last_read_ms")
+
+
+class CameraTaken(GameError):
+    """Frames from a camera that another camera took over while that one still streams."""
+
+    status = 409
 
 
 def make_tracker(rules, hold: int = 3):
@@ -40,6 +60,7 @@ class Frame:
     received: float
     source: object | None = None  # the live socket that sent it, to answer it
     seq: int | None = None
+    camera_epoch: int = 0  # which camera of the game sent it (GameFrames.camera_epoch)
 
 
 @dataclass
@@ -60,6 +81,12 @@ class GameFrames:
     subscribers: set = field(default_factory=set)
     last_used: float = field(default_factory=time.monotonic)  # last frame or socket
     finished: bool = False  # the game is over: no more frames will count
+    takeovers: int = 0  # times the game's camera changed to another camera
+    camera_epoch: int = 0  # counts those changes: a frame of an earlier camera is not tracked
+    camera: object = None  # who holds the camera: a camera id, or a socket's queue
+    camera_queue: object = None  # where that camera hears it was taken over
+    camera_seen: float = 0.0  # when it last sent a frame (monotonic)
+    replaced: dict = field(default_factory=dict)  # cameras taken over, oldest first
 
 
 class FrameHub:
@@ -73,6 +100,9 @@ class FrameHub:
         self.idle_s = idle_s
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="frames")
         self.games: dict[str, GameFrames] = {}
+        # The counters of games whose tracker was let go (`sweep`): a game's frame counts
+        # cover its whole time on this server, not only since its tracker was last made.
+        self.kept: dict[str, dict] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         service.listeners.append(self._on_game_change)
 
@@ -82,6 +112,8 @@ class FrameHub:
             row = self.service.row(game_id)
             gf = GameFrames(game_id, make_tracker(self.service.rules(row), self.hold),
                             finished=row.state["phase"] == "finished")
+            for name, value in self.kept.pop(game_id, {}).items():
+                setattr(gf, name, value)
             self.games[game_id] = gf
         gf.last_used = time.monotonic()
         if gf.task is None or gf.task.done():
@@ -89,13 +121,18 @@ class FrameHub:
         return gf
 
     # -- frames in -------------------------------------------------------------------------
-    def put(self, game_id: str, data: bytes, source=None, seq: int | None = None) -> GameFrames:
-        """Hand a frame to the game's worker; a frame still waiting is dropped (latest wins)."""
+    def put(self, game_id: str, data: bytes, source=None, seq: int | None = None,
+            camera: object = None) -> GameFrames:
+        """Hand a frame to the game's worker; a frame still waiting is dropped (latest wins).
+        `camera` says which camera sent it (default: `source`, the socket); CameraTaken when
+        another camera took this one over and still streams."""
         self.loop = asyncio.get_running_loop()
         gf = self._frames(game_id)
+        self._claim(gf, source if camera is None else camera, source)
         with gf.slot_lock:
             gf.received += 1
-            replaced, gf.slot = gf.slot, Frame(data, time.perf_counter(), source, seq)
+            replaced, gf.slot = gf.slot, Frame(data, time.perf_counter(), source, seq,
+                                               gf.camera_epoch)
             if replaced is not None:
                 gf.dropped += 1
         if replaced is not None:
@@ -103,6 +140,36 @@ class FrameHub:
                                          "dropped": gf.dropped})
         gf.event.set()
         return gf
+
+    def _claim(self, gf: GameFrames, camera: object, queue) -> None:
+        """On the event loop: `camera` sends a frame. The camera that starts last holds the
+        game; the one it replaces is told, and refused while the new one streams."""
+        if camera is None:
+            return  # no camera named: nothing to hold
+        now = time.monotonic()
+        if camera == gf.camera:
+            gf.camera_seen = now
+            gf.camera_queue = queue if queue is not None else gf.camera_queue
+            return
+        streaming = gf.camera is not None and now - gf.camera_seen < CAMERA_QUIET_S
+        if streaming and camera in gf.replaced:
+            raise CameraTaken(CAMERA_TAKEN)
+        if gf.camera is not None:
+            # Told even when it was quiet: a phone whose page was in the background sends
+            # nothing, and must not take the camera back unasked when it wakes.
+            gf.replaced[gf.camera] = now
+            while len(gf.replaced) > 16:  # only the last few matter
+                del gf.replaced[next(iter(gf.replaced))]
+            self._tell(gf.camera_queue, {"type": "camera-taken", "detail": CAMERA_TAKEN})
+            gf.takeovers += 1
+            # Another camera sees the table from another place: the tracks (places in the
+            # old camera's pixels) go, and a frame of the old camera still waiting or being
+            # read is not tracked (its epoch is an old one).
+            with gf.lock:
+                gf.camera_epoch += 1
+                gf.tracker.reset()
+        gf.replaced.pop(camera, None)
+        gf.camera, gf.camera_queue, gf.camera_seen = camera, queue, now
 
     async def _worker(self, gf: GameFrames) -> None:
         loop = asyncio.get_running_loop()
@@ -162,6 +229,11 @@ class FrameHub:
         small = cv2.resize(gray, (GRAY_WIDTH, max(1, int(round(gray.shape[0] * scale)))),
                            interpolation=cv2.INTER_AREA)
         with gf.lock:
+            if frame.camera_epoch != gf.camera_epoch:
+                # Sent by a camera that has since been replaced: not the table's view now.
+                with gf.slot_lock:
+                    gf.dropped += 1
+                return None
             update = gf.tracker.push(detections, gray_small=small, t=time.monotonic())
         stored = None
         if update.changed and update.stable is not None:
@@ -214,6 +286,7 @@ class FrameHub:
             if gf.finished or now - gf.last_used > self.idle_s:
                 if gf.task is not None:
                     gf.task.cancel()
+                self.kept[game_id] = {name: getattr(gf, name) for name in COUNTERS}
                 del self.games[game_id]
                 gone.append(game_id)
         return gone
@@ -251,13 +324,16 @@ class FrameHub:
                     pass
 
     def stats(self, game_id: str) -> dict:
+        """The game's frame counts since this server started (kept when its tracker is
+        let go; not stored in the database)."""
         gf = self.games.get(game_id)
-        if gf is None:
-            return {"received": 0, "read": 0, "dropped": 0, "bad": 0, "changes": 0,
-                    "last_read_ms": None, "watchers": 0}
-        return {"received": gf.received, "read": gf.read, "dropped": gf.dropped, "bad": gf.bad,
-                "changes": gf.changes, "last_read_ms": round(gf.last_read_ms, 1),
-                "watchers": len(gf.subscribers)}
+        counts = ({name: getattr(gf, name) for name in COUNTERS} if gf is not None
+                  else self.kept.get(game_id, {}))
+        out = {name: counts.get(name, 0) for name in COUNTERS}
+        read_ms = counts.get("last_read_ms")
+        out["last_read_ms"] = round(read_ms, 1) if counts.get("read") else None
+        out["watchers"] = len(gf.subscribers) if gf is not None else 0
+        return out
 
     async def close(self) -> None:
         for gf in self.games.values():

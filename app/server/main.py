@@ -25,13 +25,21 @@ from starlette.concurrency import run_in_threadpool
 
 from app.server.games import GameError, GameService
 from app.server.storage import Storage
+from vision.decode import MAX_BYTES
 
 log = logging.getLogger("rummikub.server")
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 DEFAULT_DATA_DIR = Path("data")
 DB_NAME = "rummikub.sqlite3"
-UPLOAD_LIMIT = 15 * 1024 * 1024  # a 12-megapixel phone JPEG is 3-8 MB
+# The photo limits are the command line's (`vision.decode`: 64 MB, 120 megapixels): a
+# phone's 50-108 MP photo at high quality may be over 15 MB, and whatever `rummikub scan`
+# reads the server reads too.
+UPLOAD_LIMIT = MAX_BYTES
+# Everything else (JSON: players, codes, corrections) is a few hundred bytes; a body of
+# another kind over this is refused before it is parsed (a 64 MB JSON body would take
+# hundreds of MB as Python objects).
+OTHER_BODY_LIMIT = 1024 * 1024
 PHOTO_SLOTS = 2  # uploaded photos decoded and read at the same time
 
 
@@ -79,32 +87,48 @@ def load_reader(settings: ServerSettings):
     return reader
 
 
+def _limit_words(limit: int, photo: bool) -> str:
+    size = f"{limit / 2**20:.3g} MB ({limit} bytes)"
+    return f"a photo may be at most {size}" if photo else \
+        f"a request that is not a photo may be at most {size}"
+
+
 class _TooLarge(HTTPException):
-    def __init__(self, limit: int):
-        super().__init__(413, f"request too large: the limit is {limit} bytes")
+    def __init__(self, limit: int, photo: bool):
+        super().__init__(413, f"request too large: {_limit_words(limit, photo)}")
 
 
 class BodyLimit:
     """Refuses request bodies over the limit (413) before they are parsed or kept:
-    by the Content-Length header, and by counting what actually arrives."""
+    by the Content-Length header, and by counting what actually arrives. Photos
+    (multipart forms, image bodies) may take `limit`; any other body `other_limit`."""
 
-    def __init__(self, app, limit: int):
+    def __init__(self, app, limit: int, other_limit: int = OTHER_BODY_LIMIT):
         self.app = app
         self.limit = limit
+        self.other_limit = min(other_limit, limit)
+
+    @staticmethod
+    def _is_photo(headers: dict) -> bool:
+        kind = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+        return kind.startswith(b"image/") or kind == b"multipart/form-data"
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        length = dict(scope.get("headers") or []).get(b"content-length")
+        headers = dict(scope.get("headers") or [])
+        photo = self._is_photo(headers)
+        allowed = self.limit if photo else self.other_limit
+        length = headers.get(b"content-length")
         if length is not None:
             text = length.decode("latin-1").strip()
             if not text.isdigit():
                 return await _send_json(send, 400, "Content-Length is not a number")
-            if int(text) > self.limit + 64 * 1024:  # multipart wraps a photo in a little text
-                return await _send_json(send, 413, f"request too large: {text} bytes (the "
-                                                   f"limit is {self.limit} bytes)")
+            if int(text) > allowed + 64 * 1024:  # multipart wraps a photo in a little text
+                return await _send_json(send, 413, f"request too large: {text} bytes "
+                                                   f"({_limit_words(allowed, photo)})")
         received = 0
-        limit = self.limit + 64 * 1024
+        limit = allowed + 64 * 1024
 
         async def counted():
             nonlocal received
@@ -112,7 +136,7 @@ class BodyLimit:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
-                    raise _TooLarge(self.limit)
+                    raise _TooLarge(allowed, photo)
             return message
 
         return await self.app(scope, counted, send)

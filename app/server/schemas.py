@@ -234,11 +234,14 @@ class FramesAccepted(Out):
 
 
 class FrameStats(Out):
+    """Counted since the server started (kept while a game's tracker is let go)."""
+
     received: int
     read: int
     dropped: int
     bad: int
     changes: int
+    takeovers: int = Field(0, description="times another camera took the game's camera over")
 
 
 class GameSummary(Out):

@@ -12,13 +12,10 @@ from __future__ import annotations
 from fastapi import HTTPException, UploadFile
 
 from app.server.games import PhotoIn
-from vision.decode import Photo, PhotoError
+from vision.decode import MAX_PIXELS, Photo, PhotoError
 from vision.pipeline import detection_reduction
 
 IMAGE_TYPES = ("image/",)
-# A phone's full-resolution photo is 12-50 megapixels; more is refused before decoding
-# (3 bytes a pixel once decoded).
-MAX_PIXELS = 50_000_000
 
 
 def photo_status(error: PhotoError) -> int:
@@ -58,6 +55,8 @@ def sniff_type(data: bytes) -> str:
 def open_photo(data: bytes, detector=None) -> Photo:
     """Photo bytes checked (header, size, pixel limit) and the image `detector` reads
     decoded (kept in the Photo); PhotoError when any of that fails."""
+    # The same limits as the command line's (`vision.decode.MAX_PIXELS`, 120 MP): a
+    # 108 MP phone photo is read; a bigger one is refused from its header, before decoding.
     photo = Photo.from_bytes(data, max_pixels=MAX_PIXELS)
     photo.reduced(detection_reduction(photo, detector))
     return photo

@@ -22,7 +22,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.server import schemas
 from app.server.auth import game_access, token_of
-from app.server.frames import offer
+from app.server.frames import CameraTaken, offer
 from app.server.games import GameError, PhotoIn
 from app.server.routers.deps import MAX_ID, Play, Watch, service
 from app.server.routers.games import ERRORS
@@ -38,6 +38,17 @@ UPLOAD_ERRORS = {**ERRORS,
 
 def _limit(request) -> int:
     return request.app.state.settings.upload_limit
+
+
+# Frames posted without `?camera=` (`rummikub watch`, a script) count as one camera.
+POSTED_CAMERA = ("posted",)
+
+
+def _camera(request_or_ws):
+    """The camera a frame comes from, as the sender names it (`?camera=`, any short text
+    the page makes up once per camera start); None when it gives no name."""
+    name = request_or_ws.query_params.get("camera")
+    return ("camera", name[:64]) if name else None
 
 
 def _upload(request, photo) -> PhotoIn:
@@ -137,20 +148,24 @@ def start_draw(request: Request, photo: Annotated[UploadFile, File()],
                  "required": True}})
 async def frame(request: Request, access: Play):
     """One camera frame (the body is the JPEG). It waits in the game's one slot; a newer
-    frame replaces it (dropped). Read it back from `/reading` or the live socket."""
+    frame replaces it (dropped). Read it back from `/reading` or the live socket.
+    `?camera=NAME` names the camera (one name per camera start): a game reads one camera at
+    a time, the one that started last; a camera another one took over gets 409."""
     check_type(request.headers.get("content-type"))
     data = await request.body()
     if not data:
         raise HTTPException(400, "empty frame: no image bytes were sent")
     if len(data) > _limit(request):
         raise HTTPException(413, f"frame too large: {len(data)} bytes")
-    gf = request.app.state.hub.put(access.game.id, data)
+    gf = request.app.state.hub.put(access.game.id, data,
+                                   camera=_camera(request) or POSTED_CAMERA)
     return {"accepted": True, "dropped": gf.dropped}
 
 
 @router.get("/{game_id}/frames/stats", response_model=schemas.FrameStats, responses=ERRORS)
 def frame_stats(request: Request, access: Watch):
-    """Frames received, read, dropped (latest wins) and refused for this game."""
+    """Frames received, read, dropped (latest wins) and refused for this game, and how
+    often another camera took over, counted since the server started."""
     return request.app.state.hub.stats(access.game.id)
 
 
@@ -170,7 +185,12 @@ async def live(ws: WebSocket, game_id: str):
     "reading", "stable", "changed", "frame"}` per frame read, `{"type": "dropped"}` for
     a frame replaced by a newer one, `{"type": "game", "game"}` when the game changes,
     `{"type": "error", "detail"}` for a bad frame or message. Text `{"type": "ping"}` gets
-    `{"type": "pong"}`. The watch token may listen but not send frames."""
+    `{"type": "pong"}`. The watch token may listen but not send frames.
+
+    One camera per game: `?camera=NAME` names this socket's camera (else the socket is the
+    camera). The camera that starts sending last takes the game's camera over; the one it
+    replaced gets `{"type": "camera-taken", "detail"}` and its later frames are refused
+    with the same message while the new one streams."""
     svc = ws.app.state.service
     hub = ws.app.state.hub
     token = token_of(ws)
@@ -186,6 +206,7 @@ async def live(ws: WebSocket, game_id: str):
         return
     await ws.accept()
     limit = ws.app.state.settings.upload_limit
+    camera = _camera(ws)
     queue: asyncio.Queue = asyncio.Queue(maxsize=16)
     hub.subscribe(game_id, queue)
 
@@ -222,8 +243,11 @@ async def live(ws: WebSocket, game_id: str):
                 elif not data:
                     offer(queue, {"type": "error", "detail": "empty frame"})
                 else:
-                    seq += 1
-                    hub.put(game_id, data, source=queue, seq=seq)
+                    try:
+                        hub.put(game_id, data, source=queue, seq=seq + 1, camera=camera)
+                        seq += 1
+                    except CameraTaken as error:
+                        offer(queue, {"type": "camera-taken", "detail": str(error)})
                 continue
             try:
                 parsed = json.loads(text or "")

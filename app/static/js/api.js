@@ -116,8 +116,9 @@ export class Api {
     return this.request("POST", this.gamePath("/turn/end"), { json: photoId ? { photo_id: photoId } : {} });
   }
   photo(file) { return this.request("POST", this.gamePath("/photo"), { form: photoForm(file) }); }
-  frame(blob) {
-    return this.request("POST", this.gamePath("/frames"), { body: blob, contentType: "image/jpeg" });
+  frame(blob, camera) {
+    const named = camera ? `?camera=${encodeURIComponent(camera)}` : "";
+    return this.request("POST", this.gamePath(`/frames${named}`), { body: blob, contentType: "image/jpeg" });
   }
   reading() { return this.request("GET", this.gamePath("/reading")); }
   correct(tileId, code) {
@@ -136,9 +137,10 @@ export class Api {
   history() { return this.request("GET", this.gamePath("/history")); }
   sheetCsv() { return this.request("GET", this.gamePath("/sheet.csv")); }
 
-  liveSocketUrl() {
+  liveSocketUrl(camera) {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    return `${proto}//${location.host}${this.gamePath("/live")}?token=${encodeURIComponent(this.token || "")}`;
+    const named = camera ? `&camera=${encodeURIComponent(camera)}` : "";
+    return `${proto}//${location.host}${this.gamePath("/live")}?token=${encodeURIComponent(this.token || "")}${named}`;
   }
 }
 

@@ -32,6 +32,7 @@ const state = {
   lastTick: null,
   ending: false,
   camera: null,
+  cameraTaken: null, // the server's words when another phone took over the camera
   mode: null,
   racks: {}, // player -> {codes, total, confirmed, photo_id}
   sampleIndex: 0,
@@ -194,6 +195,7 @@ function playerRow(name = "") {
 async function showNewGame() {
   state.game = null;
   stopCamera();
+  state.cameraTaken = null; // another game: this phone may film it
   $("#tabs").hidden = true;
   if (!$("#players").children.length) ["", ""].forEach((n) => $("#players").appendChild(playerRow(n)));
   $("#recent-games").innerHTML = recentGamesHtml(loadJson(KEYS.games, []));
@@ -556,17 +558,21 @@ function renderSummary() {
 function ensureCamera() {
   const support = state.spectator
     ? { live: false, why: "A spectator's link: it shows the game as the players' phone runs it." }
-    : cameraSupport(state.prefs.photo);
+    : state.cameraTaken
+      ? { live: false, taken: true, why: `${state.cameraTaken} The picture here is what that camera reads.` }
+      : cameraSupport(state.prefs.photo);
   const same = state.mode && state.mode.live === support.live;
   if (same && (!support.live || state.camera)) return;
   stopCamera();
   state.mode = support;
-  $("#mode-badge").textContent = support.live ? "Live camera" : state.spectator ? "Watching" : "Photo mode";
+  $("#mode-badge").textContent = support.live ? "Live camera" : state.spectator ? "Watching"
+    : support.taken ? "Camera on another phone" : "Photo mode";
   $("#mode-badge").className = `badge ${support.live ? "live" : "photo"}`;
   $("#mode-why").textContent = support.why;
   $("#video").hidden = !support.live;
   $("#photo").hidden = support.live || !state.reading;
-  $("#table-photo-label").hidden = support.live;
+  $("#table-photo-label").hidden = support.live || !!support.taken;
+  $("#btn-take-camera").hidden = !support.taken;
   if (support.live) startCamera();
 }
 
@@ -584,6 +590,16 @@ async function startCamera() {
     onStatus: (s, detail) => {
       if (s === "live") $("#mode-badge").textContent = "Live camera";
       if (s === "error" && detail) toast(String(detail));
+    },
+    onTaken: (detail) => {
+      // One camera per game: this phone stops filming and shows the other camera's table.
+      if (state.camera !== cam) return;
+      state.camera = null;
+      state.mode = null;
+      state.cameraTaken = String(detail);
+      ensureCamera();
+      renderStage();
+      toast(String(detail), "info");
     },
   });
   state.camera = cam;
@@ -622,6 +638,13 @@ async function sendTablePhoto(file) {
   if (reading) setReading(reading);
   else renderSummary();
 }
+
+$("#btn-take-camera").addEventListener("click", () => {
+  // Starting this phone's camera again takes the game's camera back.
+  state.cameraTaken = null;
+  stopCamera();
+  ensureCamera();
+});
 
 $("#table-photo").addEventListener("change", (e) => {
   const file = e.target.files[0];
@@ -1032,6 +1055,7 @@ function startPolling() {
 function stopPolling() { clearInterval(pollTimer); clearInterval(clockTimer); pollTimer = clockTimer = null; }
 
 async function openGame(id, token) {
+  if (api.game !== id) state.cameraTaken = null;
   api.game = id;
   api.token = token;
   saveJson(KEYS.current, { id, token });

@@ -1,5 +1,7 @@
 // Live mode: the rear camera through getUserMedia, a few JPEG frames a second to the server
 // over a WebSocket (POST /frames when the socket is not up). Photo mode everywhere else.
+// A game reads one camera at a time: each start of the camera has its own name, and when
+// another phone's camera takes the game over the server says so; this camera then stops.
 
 export function cameraSupport(forcePhoto) {
   if (forcePhoto) return { live: false, why: "Photo mode was chosen on this phone." };
@@ -18,7 +20,7 @@ export function cameraSupport(forcePhoto) {
 }
 
 export class LiveCamera {
-  constructor(api, video, { fps = 3, maxSide = 1024, onReading, onGame, onChanged, onStatus } = {}) {
+  constructor(api, video, { fps = 3, maxSide = 1024, onReading, onGame, onChanged, onStatus, onTaken } = {}) {
     this.api = api;
     this.video = video;
     this.fps = fps;
@@ -27,6 +29,10 @@ export class LiveCamera {
     this.onGame = onGame || (() => {});
     this.onChanged = onChanged || (() => {});
     this.onStatus = onStatus || (() => {});
+    this.onTaken = onTaken || (() => {});
+    // The same name over socket reconnects and posted frames: the server tells this camera
+    // from another phone's by it.
+    this.name = (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`).slice(0, 64);
     this.stream = null;
     this.socket = null;
     this.timer = null;
@@ -60,7 +66,7 @@ export class LiveCamera {
     if (this.stopped) return;
     let socket;
     try {
-      socket = new WebSocket(this.api.liveSocketUrl());
+      socket = new WebSocket(this.api.liveSocketUrl(this.name));
     } catch (_e) {
       this.socket = null;
       return;
@@ -74,6 +80,7 @@ export class LiveCamera {
       else if (msg.type === "game" && msg.game) this.onGame(msg.game);
       else if (msg.type === "game-changed") this.onChanged(msg.what);
       else if (msg.type === "error") this.onStatus("error", msg.detail);
+      else if (msg.type === "camera-taken") this.taken(msg.detail);
     };
     socket.onclose = () => {
       this.socket = null;
@@ -109,12 +116,19 @@ export class LiveCamera {
     this.posting = true;
     try {
       const blob = await this.grab();
-      if (blob) { await this.api.frame(blob); this.sent++; }
-    } catch (_e) {
-      /* a dropped frame is no loss: the next one follows */
+      if (blob) { await this.api.frame(blob, this.name); this.sent++; }
+    } catch (e) {
+      // A dropped frame is no loss: the next one follows. 409: another phone has the camera.
+      if (e && e.status === 409) this.taken(e.message);
     } finally {
       this.posting = false;
     }
+  }
+
+  taken(detail) {
+    if (this.stopped) return;
+    this.stop();
+    this.onTaken(detail || "Another phone took over the camera.");
   }
 
   stop() {
