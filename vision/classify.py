@@ -10,6 +10,9 @@ seen upright or turned 180 degrees. The class probabilities are the sum over bot
 orientations; the tile is taken as turned when the turned half holds more probability,
 and its quad is then rotated by two corners. A 6 turned round therefore reads as a 6:
 the number sits in the upper part of the face, which the network sees.
+
+`quarter_turned(quads)` gives each box turned a quarter round: the reader's second look
+(`vision.pipeline`) at a crop it is not sure of, for a box lying across its tile.
 """
 
 from __future__ import annotations
@@ -21,9 +24,25 @@ from pathlib import Path
 import numpy as np
 
 from vision.labels import TILE_CLASSES
-from vision.rectify import rectify_tiles, rotate_quad_180, to_tensor
+from vision.rectify import canonical_quad, rectify_tiles, rotate_quad_180, to_tensor
 from vision.sessions import DEFAULT_THREADS, ModelsMissing, load_session, read_sidecar
 from vision.settings import MODELS_DIR
+
+
+def quarter_turned(quads: np.ndarray) -> np.ndarray:
+    """Each box turned 90 degrees about its centre, in the detector's corner order.
+
+    A nearly square tile (a rack or a table seen at a low angle, a squat edition) can get a
+    box whose long side runs along the tile's width; the crop then shows the number on its
+    side, and the same box turned a quarter round shows it upright or turned round, which
+    the network reads. (`calibration.head` has the same for its profiles; vision keeps its
+    own, as it does not depend on the optional calibration package.)"""
+    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    if len(quads) == 0:
+        return quads.copy()
+    centre = quads.mean(axis=1, keepdims=True)
+    turned = (quads - centre) @ np.float32([[0, 1], [-1, 0]]) + centre
+    return np.stack([canonical_quad(q) for q in turned]).astype(np.float32)
 
 
 class TileClassifier:
