@@ -22,14 +22,16 @@ def compose(detector_dir: Path, classifier_dir: Path, out: Path, notes: list[str
     from training import calibrate, model_card
     from training.real_data import load_split
 
+    files = [source / f"{name}{suffix}"
+             for name, source in (("detector", detector_dir), ("classifier", classifier_dir))
+             for suffix in (".onnx", ".json")]
+    missing = [str(path) for path in files if not path.is_file()]
+    if missing:  # checked before anything is copied: a half-made folder must not look whole
+        raise FileNotFoundError("no " + ", no ".join(missing))
     out.mkdir(parents=True, exist_ok=True)
-    for name, source in (("detector", detector_dir), ("classifier", classifier_dir)):
-        for suffix in (".onnx", ".json"):
-            path = source / f"{name}{suffix}"
-            if not path.is_file():
-                raise FileNotFoundError(f"no {path}")
-            if path.resolve() != (out / path.name).resolve():
-                shutil.copyfile(path, out / path.name)
+    for path in files:
+        if path.resolve() != (out / path.name).resolve():
+            shutil.copyfile(path, out / path.name)
     spec = calibrate.calibrate(out, load_split("train"))
     (out / calibrate.PIPELINE_SPEC).write_text(json.dumps(spec, indent=1) + "\n")
     print(f"reject_below {spec['reject_below']} (train/: drops {spec['train_false_finds_dropped']}"
