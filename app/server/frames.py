@@ -14,7 +14,9 @@ tracker two alternating views, and it could take the difference for a change of 
 So the camera that starts last takes the game's camera over: the camera that had it is
 told so in words (and its later frames are refused with the same words) while the new one
 streams; the tracker starts afresh from the new camera's view (a tile's place in one
-camera's pixels is not its place in another's). A camera that sent nothing for
+camera's pixels is not its place in another's; so each camera is a new `view`, and a
+player's correction made in an earlier one is carried over only by the tiles around it,
+see `games.apply_corrections`). A camera that sent nothing for
 `CAMERA_QUIET_S` holds nothing any more: a camera it took over may start again then.
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -87,6 +90,9 @@ class GameFrames:
     camera_queue: object = None  # where that camera hears it was taken over
     camera_seen: float = 0.0  # when it last sent a frame (monotonic)
     replaced: dict = field(default_factory=dict)  # cameras taken over, oldest first
+    # The view the tracker's pixels are in: new with each camera (and each new tracker),
+    # unique across restarts, so a correction is applied by pixel only in its own view.
+    view: str = field(default_factory=lambda: f"camera:{uuid.uuid4().hex}")
 
 
 class FrameHub:
@@ -168,6 +174,7 @@ class FrameHub:
             with gf.lock:
                 gf.camera_epoch += 1
                 gf.tracker.reset()
+                gf.view = f"camera:{uuid.uuid4().hex}"
         gf.replaced.pop(camera, None)
         gf.camera, gf.camera_queue, gf.camera_seen = camera, queue, now
 
@@ -235,11 +242,12 @@ class FrameHub:
                     gf.dropped += 1
                 return None
             update = gf.tracker.push(detections, gray_small=small, t=time.monotonic())
+            view = gf.view
         stored = None
         if update.changed and update.stable is not None:
             stored = self.service.store_reading(gf.game_id, update.stable, photo.width,
                                                 photo.height, frame.data, "frame",
-                                                sniff_type(frame.data))
+                                                sniff_type(frame.data), view=view)
             gf.changes += 1
         gf.read += 1
         gf.last_read_ms = (time.perf_counter() - start) * 1000
@@ -312,9 +320,12 @@ class FrameHub:
             for queue in list(gf.subscribers):
                 self.loop.call_soon_threadsafe(offer, queue, message)
 
-    def correct(self, game_id: str, point_xy: tuple[float, float], code: str) -> None:
+    def correct(self, game_id: str, point_xy: tuple[float, float], code: str,
+                view: str | None = None) -> None:
+        """The tracker holds a correction made on its own camera's reading; `point_xy` in
+        another view (a photo, a camera since taken over) is not a place in its pixels."""
         gf = self.games.get(game_id)
-        if gf is not None:
+        if gf is not None and view == gf.view:
             with gf.lock:
                 try:
                     gf.tracker.correct(point_xy, code)

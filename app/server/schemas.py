@@ -118,6 +118,11 @@ class Reading(Out):
     warnings: list[str]
     reading_id: int | None = None
     stable_since: float | None = None
+    # Where its pixels come from (one camera, or one photo): a correction holds by place
+    # only in the view it was made in.
+    view: str | None = None
+    # Corrections made in another view that the tiles around them could not carry over.
+    corrections_dropped: int = 0
 
 
 class PlayerOut(Out):

@@ -75,9 +75,11 @@ def latest_reading(request: Request, access: Watch):
 @router.post("/{game_id}/corrections", response_model=schemas.Reading, responses=ERRORS)
 def correct(body: schemas.Correction, request: Request, access: Play):
     """A player says what a tile of the latest reading really is; the table is judged
-    again, and the correction holds for that tile's place for the rest of the round."""
+    again, and the correction holds for that tile's place for the rest of the round. It
+    belongs to the view it was made in: another camera (or photo) takes it over only where
+    the tiles around it are found again; otherwise the reading says it was dropped."""
     reading, point = service(request).correct(access.game.id, body.tile_id, body.code)
-    request.app.state.hub.correct(access.game.id, point, body.code.upper())
+    request.app.state.hub.correct(access.game.id, point, body.code.upper(), reading["view"])
     return reading
 
 

@@ -549,6 +549,7 @@ function renderSummary() {
   const loose = (r.loose || []).map((id) => byId.get(id)).filter(Boolean);
   const uncertain = (r.tiles || []).filter((t) => t.uncertain).length;
   el.innerHTML = head + `<ul class="sets">${rows}</ul>` +
+    (r.corrections_dropped ? `<p class="small"><b>Corrections made with the other phone's camera (or another photo) no longer apply: correct again if needed.</b></p>` : "") +
     (loose.length ? `<p>Loose: ${chips(loose)}</p>` : "") +
     (uncertain ? `<p class="muted small">${plural(uncertain, "tile")} marked ? ${uncertain === 1 ? "is" : "are"} uncertain: tap ${uncertain === 1 ? "it" : "one"} on the picture to correct it.</p>` : `<p class="muted small">Tap a tile on the picture to correct a misread.</p>`);
 }
