@@ -172,6 +172,10 @@ def moved_photo(dx: float, dy: float, *sets) -> bytes:
 
 # K9 lies at (916, 266) in the sample; moved by one tile along its group, O9 lies there.
 ONE_TILE_ON = (-65, 34)
+# Ben's camera shaken by most of a tile height across the 9s' group (none of its tiles
+# comes to lie where another lay), and a run it sees laid meanwhile.
+SHAKE = (20, 75)
+RUN_J_O4_O5 = ({"J", "O4", "O5"}, (600, 400, 850, 520))
 # Moved so that B4 of the bottom run lies where K9 lay, with none of the first meld's tiles.
 OTHER_TABLE = moved_photo(121, -399, RUN_B1_B4)
 
@@ -251,3 +255,24 @@ def test_a_correction_follows_its_tile_between_hand_held_photos(client, game):
     assert codes(moved.json()) == sorted([*MELD, "R9"])
     other = upload(client, game, "photo", OTHER_TABLE).json()
     assert codes(other) == ["B1", "B2", "B3", "B4"] and other["corrections_dropped"] == 1
+
+
+def test_a_correction_carried_to_the_next_camera_follows_its_tile_as_that_camera_shakes(
+        client, game):
+    first, second = phone(client, game, "ann-phone"), phone(client, game, "ben-phone")
+    try:
+        correct_k9(client, game, stable_reading(first, FIRST_MELD))
+        reading = stable_reading(second, moved_photo(*ONE_TILE_ON, RUN_R2_R5, GROUP_9S))
+        assert codes(reading) == sorted([*MELD, "R9"])
+        # Ben's camera shakes by most of a tile while a run is laid: the live tracker of
+        # his camera holds the correction carried over, as it would one made on its own
+        # reading, so the corrected tile is still R9 where it lies in his picture now
+        # (the place the correction was carried to holds no tile any more).
+        dx, dy = ONE_TILE_ON[0] + SHAKE[0], ONE_TILE_ON[1] + SHAKE[1]
+        reading = stable_reading(second, moved_photo(dx, dy, RUN_R2_R5, GROUP_9S, RUN_J_O4_O5))
+        assert "K9" not in codes(reading)
+        # (A subset: the reader also finds an O6 in this pasted picture, both ways.)
+        assert {*MELD, "R9", "J", "O4", "O5"} <= set(codes(reading))
+    finally:
+        first.__exit__(None, None, None)
+        second.__exit__(None, None, None)

@@ -245,10 +245,17 @@ class FrameHub:
             view = gf.view
         stored = None
         if update.changed and update.stable is not None:
+            carried: list[dict] = []
             stored = self.service.store_reading(gf.game_id, update.stable, photo.width,
                                                 photo.height, frame.data, "frame",
-                                                sniff_type(frame.data), view=view)
+                                                sniff_type(frame.data), view=view,
+                                                carried=carried)
             gf.changes += 1
+            # A correction made with an earlier camera, carried over into this camera's
+            # view: the tracker holds it as one made here, so it follows its tile as this
+            # camera shakes, and the live table names it as the stored one does.
+            for c in carried:
+                self.correct(gf.game_id, (c["x"], c["y"]), c["code"], view)
         gf.read += 1
         gf.last_read_ms = (time.perf_counter() - start) * 1000
         reading = stored

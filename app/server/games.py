@@ -795,7 +795,8 @@ class GameService:
     # -- readings --------------------------------------------------------------------------
     def store_reading(self, game_id: str, detections: TileDetections, width: int, height: int,
                       photo: bytes | None, kind: str, content_type: str = "image/jpeg", *,
-                      photo_id: str | None = None, view: str | None = None) -> dict:
+                      photo_id: str | None = None, view: str | None = None,
+                      carried: list | None = None) -> dict:
         """A new table reading (a deliberate photo, or a stable change from the camera):
         corrections applied, judged, stored with its photo, and made the latest. Without
         `photo` bytes it points at the stored photo `photo_id` (a corrected reading keeps
@@ -803,7 +804,10 @@ class GameService:
 
         `view` names where its pixels come from: one camera (`frames`), else the photo
         itself (a hand-held photo is a view of its own). Corrections made in another view
-        are carried over by the tiles around them, or dropped and the reading says so."""
+        are carried over by the tiles around them, or dropped and the reading says so.
+        `carried`, when given, gets the corrections carried over into `view` by this
+        reading, at their places there: the live tracker of that camera is told of them
+        like one made on its own reading (`frames.FrameHub`)."""
         with self.lock(game_id):
             row = self.row(game_id)
             if row.state["phase"] == "finished":
@@ -814,8 +818,14 @@ class GameService:
                     photo_id = self.storage.add_photo(game_id, photo, kind, content_type, db)
                 if view is None and photo_id is not None:
                     view = f"photo:{photo_id}"
+                before = row.state["corrections"]
                 detections, row.state["corrections"], dropped = apply_corrections(
-                    detections, row.state["corrections"], view)
+                    detections, before, view)
+                if carried is not None:
+                    # A correction already in this view comes back as it was; one carried
+                    # over is a new one, at its place in this view.
+                    same = {id(c) for c in before}
+                    carried.extend(c for c in row.state["corrections"] if id(c) not in same)
                 reading = reading_json(detections, rules, width, height, photo_id)
                 reading["view"], reading["corrections_dropped"] = view, dropped
                 if dropped:
