@@ -28,7 +28,8 @@ import numpy as np
 
 from calibration.features import body_colors, colour_distance2, ink_features
 from calibration.profile import Profile, ProfileError
-from vision.rectify import canonical_quad, rotate_quad_180
+from vision.classify import quarter_turned
+from vision.rectify import rotate_quad_180
 
 # Softmax temperature of cosine similarities: a calibration tile's own number's prototypes
 # are a median 0.14-0.4 closer to it than any other number's (rendered editions).
@@ -61,14 +62,6 @@ QUARTER_MARGIN = 0.02
 # `_doubt_the_turn`). On the same scenes, racks read right after `read_rack`: 0 -> 0.02
 # -> 0.05: 86.6 -> 89.9 -> 89.7 % (white_teal 86.3 -> 90.0 %: its 6s and 9s are one glyph).
 ORIENT_DOUBT = 0.02
-
-
-def quarter_turned(quads: np.ndarray) -> np.ndarray:
-    """Each box turned 90 degrees about its centre, in the detector's corner order."""
-    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
-    centre = quads.mean(axis=1, keepdims=True)
-    turned = (quads - centre) @ np.float32([[0, 1], [-1, 0]]) + centre
-    return np.stack([canonical_quad(q) for q in turned]).astype(np.float32)
 
 
 def _doubt_the_turn(joint: np.ndarray, turned: np.ndarray, net_num: np.ndarray) -> np.ndarray:

@@ -35,8 +35,7 @@ def quarter_turned(quads: np.ndarray) -> np.ndarray:
     A nearly square tile (a rack or a table seen at a low angle, a squat edition) can get a
     box whose long side runs along the tile's width; the crop then shows the number on its
     side, and the same box turned a quarter round shows it upright or turned round, which
-    the network reads. (`calibration.head` has the same for its profiles; vision keeps its
-    own, as it does not depend on the optional calibration package.)"""
+    the network reads. (`calibration.head`'s second look uses it too.)"""
     quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
     if len(quads) == 0:
         return quads.copy()
