@@ -58,7 +58,7 @@ export class Api {
     try {
       response = await fetch(path, { method, headers, body: payload, cache: "no-store" });
     } catch (_e) {
-      throw new ApiError("The server cannot be reached. Is `rummikub serve` still running, " +
+      throw new ApiError("The server cannot be reached. Is the referee server (rummikub serve) still running, " +
         "and is this phone on the same network?");
     }
     const type = response.headers.get("content-type") || "";
