@@ -35,3 +35,19 @@ def row(codes, *, x=100.0, y=100.0, w=40.0, gap=2.0, angle=0.0):
     r = np.array([np.cos(angle), np.sin(angle)])
     return [tile_corners(np.array([x, y]) + r * k * (w + gap), angle, w, w / 0.72)
             for k in range(len(codes))]
+
+
+def turned_round(detections: TileDetections, i: int, as_drawn: str, other_way: str,
+                 share: float) -> TileDetections:
+    """Tile i read `as_drawn` lying turned round against its neighbours, with `share` of
+    the probability saying "`other_way`, seen the other way round"."""
+    d = detections
+    d.corners[i] = np.roll(d.corners[i], 2, axis=0)
+    probs = np.full(len(TILE_CLASSES), 1e-6, np.float32)
+    probs[TILE_CLASSES.index(as_drawn)] = 1.0 - share
+    probs[TILE_CLASSES.index(other_way)] = share
+    d.class_probs[i] = probs
+    d.class_ids[i] = int(np.argmax(probs))
+    d.flip_probs = np.zeros_like(d.class_probs)
+    d.flip_probs[i, TILE_CLASSES.index(other_way)] = share
+    return d

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from referee import edition
-from tests.table_helpers import detections_from, row
-from vision.detections import TileDetections
+from tests.table_helpers import detections_from, row, turned_round
 from vision.labels import TILE_CLASSES
 from vision.rack import read_rack, rows_of, start_order
 
@@ -33,26 +32,11 @@ def test_more_copies_than_a_box_are_re_read_when_another_reading_is_plausible():
     assert any("R3" in w for w in rack.warnings)
 
 
-def _turned(detections: TileDetections, i: int, as_drawn: str, other_way: str,
-            share: float) -> TileDetections:
-    """Tile i read `as_drawn` turned round against the rack; `other_way` holds `share`."""
-    d = detections
-    d.corners[i] = np.roll(d.corners[i], 2, axis=0)
-    probs = np.full(len(TILE_CLASSES), 1e-6, np.float32)
-    probs[TILE_CLASSES.index(as_drawn)] = 1.0 - share
-    probs[TILE_CLASSES.index(other_way)] = share
-    d.class_probs[i] = probs
-    d.class_ids[i] = int(np.argmax(probs))
-    d.flip_probs = np.zeros_like(d.class_probs)
-    d.flip_probs[i, TILE_CLASSES.index(other_way)] = share
-    return d
-
-
 def test_a_nine_upside_down_against_the_rack_is_read_the_rack_way_as_a_six():
     # The lip hides the foot of the face: the classifier half believes the 6 is a 9
     # standing on its head.
     codes = ["B2", "B3", "R9", "K11", "O4"]
-    d = _turned(detections_from(codes, row(codes)), 2, "R9", "R6", 0.1)
+    d = turned_round(detections_from(codes, row(codes)), 2, "R9", "R6", 0.1)
     rack = read_rack(d, RULES)
     assert rack.codes == ["B2", "B3", "R6", "K11", "O4"] and rack.total == 26
     assert rack.detections.uncertain[2]
@@ -63,21 +47,21 @@ def test_a_nine_upside_down_against_the_rack_is_read_the_rack_way_as_a_six():
 
 def test_an_unlikely_other_way_reading_is_not_forced():
     codes = ["B2", "B3", "R9", "K11", "O4"]
-    d = _turned(detections_from(codes, row(codes)), 2, "R9", "R6", 0.001)
+    d = turned_round(detections_from(codes, row(codes)), 2, "R9", "R6", 0.001)
     assert read_rack(d, RULES).codes == codes
 
 
 def test_a_tile_on_the_table_beside_the_rack_faces_any_way():
     codes = ["B2", "B3", "R9", "K11", "O4"]
     quads = row(codes[:4]) + row(["O4"], x=500, y=400, angle=np.radians(100))
-    d = _turned(detections_from(codes, quads), 4, "O9", "O6", 0.3)
+    d = turned_round(detections_from(codes, quads), 4, "O9", "O6", 0.3)
     d.class_ids[4] = TILE_CLASSES.index("O9")
     assert read_rack(d, RULES).codes[-1] == "O9"
 
 
 def test_without_orientation_probabilities_nothing_is_re_read():
     codes = ["B2", "B3", "R9", "K11"]
-    d = _turned(detections_from(codes, row(codes)), 2, "R9", "R6", 0.3)
+    d = turned_round(detections_from(codes, row(codes)), 2, "R9", "R6", 0.3)
     d.flip_probs = None
     assert read_rack(d, RULES).codes == codes
 
@@ -114,7 +98,7 @@ def test_every_rack_photo_of_valid_is_totalled_right(real_photos_dir):
 
 
 @pytest.mark.parametrize("angle_deg", [-35, 0, 20, 180])
-def test_rows_follow_the_rack_when_the_photo_is_turned(angle_deg):
+def test_rows_follow_the_rack_when_the_photo_isturned_round(angle_deg):
     a = np.radians(angle_deg)
     turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
     codes = ["R1", "R2", "R3", "R4", "R5", "K6", "K7", "K8"]

@@ -9,7 +9,7 @@ import pytest
 
 from bench.synth_tables import synth_table
 from referee import edition
-from tests.table_helpers import detections_from, row
+from tests.table_helpers import detections_from, row, turned_round
 from vision.detections import TileDetections
 from vision.table import judge_table
 
@@ -80,6 +80,31 @@ def test_confident_reading_is_not_talked_into_validity():
     codes = ["B5", "B8", "B7"]  # a player's real mistake, read confidently
     reading = judge_table(detections_from(codes, row(codes), probs={1: {"B6": 0.001}}), RULES)
     assert reading.detections.codes == codes and not reading.table_valid
+
+
+def test_a_tile_turned_against_the_rest_of_its_set_is_read_the_sets_way_round():
+    # An edition that prints 6 and 9 alike: the classifier took the 9 for a 6 standing on
+    # its head, and only a sliver of its belief (below ALT_RATIO) says 9 the other way.
+    codes = ["K9", "R9", "B6", "O9"]
+    d = turned_round(detections_from(codes, row(codes)), 2, "B6", "B9", 0.02)
+    reading = judge_table(d, RULES)
+    assert reading.detections.codes == ["K9", "R9", "B9", "O9"] and reading.table_valid
+    up = reading.detections.corners[2]
+    assert up[0][1] < up[3][1]  # its corners now read upright with the rest
+    assert any("face one way" in w for w in reading.warnings)
+
+
+def test_a_tile_turned_in_its_set_keeps_a_sure_reading():
+    codes = ["K9", "R9", "B6", "O9"]  # a 6 with its mark, laid upside down among 9s
+    d = turned_round(detections_from(codes, row(codes)), 2, "B6", "B9", 0.001)
+    reading = judge_table(d, RULES)
+    assert reading.detections.codes == codes and not reading.table_valid
+
+
+def test_a_pair_of_tiles_says_nothing_about_which_way_is_up():
+    codes = ["B6", "O9"]
+    d = turned_round(detections_from(codes, row(codes)), 0, "B6", "B9", 0.3)
+    assert judge_table(d, RULES).detections.codes == codes
 
 
 def test_too_many_copies_rereads_the_cheapest_copy():

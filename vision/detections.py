@@ -88,6 +88,25 @@ class TileDetections:
     def centers(self) -> np.ndarray:
         return self.corners.mean(axis=1)
 
+    @property
+    def up_vectors(self) -> np.ndarray:
+        """(N, 2) unit vectors from each tile's foot to its top, the way its number reads."""
+        q = self.corners.astype(np.float64)
+        up = (q[:, 0] + q[:, 1]) / 2 - (q[:, 3] + q[:, 2]) / 2
+        return up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
+
+    def reading_other_way(self, i: int, ratio: float) -> int | None:
+        """The class tile i reads as turned round from `corners`, when that reading differs
+        from the chosen one and holds at least `ratio` of the probability of the best
+        reading as drawn (a 6 seen as a 9; an 8 stays an 8); else None."""
+        if self.flip_probs is None:
+            return None
+        as_drawn = self.class_probs[i] - self.flip_probs[i]
+        k = int(np.argmax(self.flip_probs[i]))
+        if k != int(self.class_ids[i]) and self.flip_probs[i, k] >= ratio * as_drawn.max():
+            return k
+        return None
+
     def to_json(self) -> list[dict]:
         """The `tiles` list of the scan JSON."""
         tiles = []

@@ -127,9 +127,7 @@ def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:
     rack's way round is plausible and differs (a 6 seen as a 9; an 8 stays an 8)."""
     if d.flip_probs is None or len(d) < 3:
         return []
-    q = d.corners.astype(np.float64)
-    up = (q[:, 0] + q[:, 1]) / 2 - (q[:, 3] + q[:, 2]) / 2
-    up /= np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
+    up = d.up_vectors
     rack_up = up.sum(axis=0)
     # Only where most tiles agree on a way up.
     if np.linalg.norm(rack_up) < 0.5 * len(d):
@@ -139,11 +137,9 @@ def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:
     # Turned round means lying along the rack, upside down: tiles at other angles lie on
     # the table beside the rack and face any way.
     for i in np.nonzero(up @ rack_up < -COS_ALONG)[0]:
-        i = int(i)
-        as_drawn = d.class_probs[i] - d.flip_probs[i]
-        k = int(np.argmax(d.flip_probs[i]))
-        if k != int(d.class_ids[i]) and d.flip_probs[i, k] >= RACK_WAY_RATIO * as_drawn.max():
-            out.append((i, k))
+        k = d.reading_other_way(int(i), RACK_WAY_RATIO)
+        if k is not None:
+            out.append((int(i), k))
     return out
 
 

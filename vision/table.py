@@ -41,6 +41,10 @@ from vision.layout import Layout, group_lines
 ALT_RATIO = 0.05  # an alternative reading is plausible at >= this share of the best one
 ALT_MIN = 0.01  # ... and at least this probability
 TOP_K = 3  # readings per tile considered
+# A tile turned against the rest of its set is read the set's way round when that reading
+# holds this share of the reading as drawn (as a rack's, `vision.rack.RACK_WAY_RATIO`)...
+SET_WAY_RATIO = 0.01
+SET_WAY_COS = np.cos(np.radians(25))  # ... and the set's tiles agree within 25 degrees
 RESOLVED_MIN = 0.1  # readings this probable count when deciding if the rules settled a tile
 SPLIT_MIN_GAP = 0.15  # a line splits only at a gap at least this wide (tile widths)
 # Detector score x best class probability: true tiles measure >= 0.59 on the real valid/
@@ -159,6 +163,19 @@ def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
             )
         sets.extend(_split_line(members, gaps, codes_of, rules))
 
+    # 1b. The tiles of a set face one way: a tile read turned round against all the others
+    #     of its set is read again the set's way round, when that reading is plausible.
+    corners = detections.corners
+    for i, k in _face_the_set(detections, sets):
+        if corners is detections.corners:
+            corners = corners.copy()
+        was = labels[ids[i]]
+        ids[i] = k
+        corners[i] = np.roll(corners[i], 2, axis=0)
+        rereads[i] = (was, labels[k])
+        warnings.append(f"tile {i} read as {labels[k]}, not {was}: the tiles of a set face "
+                        f"one way")
+
     # 2. Per set: the most probable reading that makes it valid, one tile changed at most.
     for members in sets:
         if _verdict(codes_of(members), rules).valid:
@@ -216,7 +233,7 @@ def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
                 uncertain[i] = False
 
     out = TileDetections(
-        corners=detections.corners,
+        corners=corners,
         detector_scores=detections.detector_scores,
         class_probs=detections.class_probs,
         class_ids=ids,
@@ -261,6 +278,32 @@ def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
             suggestion = [[t.code() for t in s] for s in arranged]
     return TableReading(out, sets, loose, verdicts, table_valid, suggestion, warnings, rereads,
                         faint)
+
+
+def _face_the_set(d: TileDetections, sets: list[list[int]]) -> list[tuple[int, int]]:
+    """(tile, class id) for tiles read turned round against every other tile of their set
+    (at least two, agreeing) whose reading the set's way round is plausible and differs.
+    An edition that prints 6 and 9 alike on a centred face tells them apart only by the
+    tiles beside them, which a player lays the same way up; a confident reading (a 6 with
+    its mark) is left as read."""
+    if d.flip_probs is None:
+        return []
+    up = d.up_vectors
+    out = []
+    for members in sets:
+        if len(members) < 3:
+            continue
+        for i in members:
+            others = up[[j for j in members if j != i]]
+            way = others.sum(axis=0)
+            way /= max(float(np.linalg.norm(way)), 1e-9)
+            # The others agree on a way up, and tile i lies against it.
+            if (others @ way).min() < SET_WAY_COS or up[i] @ way > -SET_WAY_COS:
+                continue
+            k = d.reading_other_way(i, SET_WAY_RATIO)
+            if k is not None:
+                out.append((i, k))
+    return out
 
 
 def _drop_doubtful_ends(members: list[int], gaps: list[float], confidence, codes_of, rules):
