@@ -282,10 +282,15 @@ def _learn(image_bgr, canon, layout_codes, place, reader, edition, layout_rows) 
     gains = np.clip(body[None] / bodies, 0.4, 2.5)
     crops = np.clip(raw.astype(np.float32) * gains[:, None, None, :] + 0.5, 0, 255).astype(np.uint8)
     turned_crops = crops[:, ::-1, ::-1]
-    probs, _turn, emb = classifier.predict_joint(np.concatenate([crops, turned_crops]),
-                                                 with_embedding=True)
+    probs, turn, emb = classifier.predict_joint(np.concatenate([crops, turned_crops]),
+                                                with_embedding=True)
     n = len(layout_codes)
     net = probs[:n]
+    # A layout's tiles lie upright, so its numbers are checked as drawn: a 9 the network
+    # half takes for a 6 on its head (an edition that prints both alike) is a 9. Each
+    # tile is seen twice, as drawn and turned round (whose "turned" share is as drawn).
+    as_drawn = (probs[:n] - turn[:n]) + turn[n:2 * n]
+    as_drawn /= np.maximum(as_drawn.sum(axis=1, keepdims=True), 1e-9)
     ink, _maps = ink_features(crops, bodies * gains)
 
     # Colour slots of the rows.
@@ -318,7 +323,7 @@ def _learn(image_bgr, canon, layout_codes, place, reader, edition, layout_rows) 
         slot_colors.append(SlotColor(slot, tuple(float(v) for v in mu),
                                      tuple(float(v) for v in spread), len(members)))
     problems += _colour_problems(codes, names, ink, slot_colors, net, classifier_labels(classifier))
-    problems += _number_problems(codes, names, net, emb[:n])
+    problems += _number_problems(codes, names, as_drawn if named else net, emb[:n])
     if problems:
         raise CalibrationError(_joined(problems))
 
