@@ -61,3 +61,17 @@ def test_calibration_layout_gives_one_colour_per_row_and_the_jokers():
     assert rows[3][0] == "O1"
     with pytest.raises(ValueError, match="no held-out edition"):
         E.held_out("purple")
+
+
+def test_training_editions_vary_the_numbers_beyond_their_fonts():
+    # Bolder and thinner strokes, wider and narrower numbers: the shapes of editions
+    # whose fonts the renderer does not ship.
+    rng = np.random.default_rng(0)
+    drawn = [E.random_edition(rng) for _ in range(60)]
+    assert {e.weight for e in drawn} >= {-2, 0, 3}
+    assert min(e.stretch for e in drawn) < 0.9 < 1.1 < max(e.stretch for e in drawn)
+    ink = {w: E._glyphs("8", 0, w).sum() for w in (-2, 0, 2)}
+    assert ink[-2] < ink[0] < ink[2]
+    assert np.array_equal(E._glyphs("8", 0, 0), E.R._text_mask("8", 0, 64))
+    # The held-out editions keep the plain font, so the evaluation's photos stay the same.
+    assert all(h.weight == 0 and h.stretch == 1.0 for h in E.HELD_OUT.values())

@@ -82,6 +82,11 @@ class Edition:
     thick: float  # side wall, share of the tile's width
     size: float  # tile size relative to the classic tile (travel tin < 1)
     letters: tuple = (("K", "K"), ("R", "R"), ("B", "B"), ("O", "O"))  # own letter -> slot
+    # The number's shape beyond the font: its width (x the font's) and its strokes made
+    # bolder (+) or thinner (-) by this many pixels of the 64-pixel glyph, so that seven
+    # fonts stand for the many more that editions print.
+    stretch: float = 1.0
+    weight: int = 0
 
     def __getitem__(self, key):  # training.render's scenes read edition["thick"]
         return getattr(self, key)
@@ -101,7 +106,7 @@ class Edition:
             ink = self.ink(code[0])
         scale = int(np.clip(self.scale + rng.normal(0, 2), 70, 125))
         return ("look", self.body, ink, self.font, scale, self.ring, self.number_y, self.logo,
-                self.logo_ink, self.joker)
+                self.logo_ink, self.joker, self.stretch, self.weight)
 
 
 def _pick(rng, seq):
@@ -129,6 +134,9 @@ def _draw(rng: np.random.Generator, name: str = "random", **fixed) -> Edition:
         thick=float(rng.uniform(0.10, 0.22)),
         size=float(rng.uniform(0.72, 0.85)) if rng.random() < 0.2 else 1.0,  # travel tin
     )
+    if rng.random() < 0.6:
+        values["stretch"] = float(np.clip(np.exp(rng.normal(0, 0.12)), 0.78, 1.25))
+        values["weight"] = int(rng.choice([-2, -1, 0, 1, 2, 3]))
     values.update(fixed)
     return Edition(**values)
 
@@ -188,7 +196,7 @@ def held_out(name: str) -> Edition:
 @lru_cache(maxsize=4096)
 def edition_face(code: str, look: tuple) -> np.ndarray:
     """(FACE_H, FACE_W, 4) uint8 BGRA face of `code` in an edition's `look`."""
-    _, body_c, ink, font, scale, ring, number_y, logo, logo_ink, joker = look
+    _, body_c, ink, font, scale, ring, number_y, logo, logo_ink, joker, stretch, weight = look
     fw, fh = R.FACE_W, R.FACE_H
     body = np.asarray(body_c, np.float32)
     yy = np.linspace(-1, 1, fh, dtype=np.float32)[:, None, None]
@@ -211,9 +219,9 @@ def edition_face(code: str, look: tuple) -> np.ndarray:
             _star_joker(face, inkf, cx, cy, r, font)
     else:
         target_h = fh * 0.30 * scale / 100.0
-        mask = R._text_mask(code[1:], font, 64)
+        mask = _glyphs(code[1:], font, weight)
         h, w = mask.shape
-        new_w = min(w * target_h / h, fw * 0.80)
+        new_w = min(w * stretch * target_h / h, fw * 0.80)
         mask = cv2.resize(mask, (max(2, int(round(new_w))), max(2, int(round(target_h)))),
                           interpolation=cv2.INTER_AREA)
         R._paste(face, mask, inkf, cx, cy)
@@ -241,6 +249,23 @@ def edition_face(code: str, look: tuple) -> np.ndarray:
     out[..., :3] = np.clip(face, 0, 255)
     out[..., 3] = R._rounded_mask()
     return out
+
+
+@lru_cache(maxsize=1024)
+def _glyphs(text: str, font: int, weight: int) -> np.ndarray:
+    """The number's coverage mask (`training.render._text_mask` at 64 px), its strokes
+    grown (weight > 0) or thinned (< 0) by `weight` pixels."""
+    mask = R._text_mask(text, font, 64)
+    if weight == 0:
+        return mask
+    pad = abs(weight) + 1
+    padded = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * abs(weight) + 1,) * 2)
+    grown = (cv2.dilate if weight > 0 else cv2.erode)(padded, kernel)
+    ys, xs = np.nonzero(grown > 0.02)
+    if len(ys) == 0:
+        return mask
+    return np.ascontiguousarray(grown[ys.min():ys.max() + 1, xs.min():xs.max() + 1])
 
 
 def _filled_smiley(face, ink, body, cx, cy, r):
