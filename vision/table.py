@@ -286,23 +286,30 @@ def _face_the_set(d: TileDetections, sets: list[list[int]]) -> list[tuple[int, i
     An edition that prints 6 and 9 alike on a centred face tells them apart only by the
     tiles beside them, which a player lays the same way up; a confident reading (a 6 with
     its mark) is left as read."""
-    if d.flip_probs is None:
+    if d.flip_probs is None or not len(d):
+        return []
+    # Tiles with a plausible other-way reading first (few, and cheap to find for all).
+    as_drawn = d.class_probs - d.flip_probs
+    other = d.flip_probs.argmax(axis=1)
+    rows = np.arange(len(d))
+    could = (other != d.class_ids) & (
+        d.flip_probs[rows, other] >= SET_WAY_RATIO * as_drawn.max(axis=1))
+    if not could.any():
         return []
     up = d.up_vectors
     out = []
     for members in sets:
-        if len(members) < 3:
+        if len(members) < 3 or not could[members].any():
             continue
         for i in members:
+            if not could[i]:
+                continue
             others = up[[j for j in members if j != i]]
             way = others.sum(axis=0)
-            way /= max(float(np.linalg.norm(way)), 1e-9)
+            way /= max(float(np.hypot(*way)), 1e-9)
             # The others agree on a way up, and tile i lies against it.
-            if (others @ way).min() < SET_WAY_COS or up[i] @ way > -SET_WAY_COS:
-                continue
-            k = d.reading_other_way(i, SET_WAY_RATIO)
-            if k is not None:
-                out.append((i, k))
+            if (others @ way).min() >= SET_WAY_COS and up[i] @ way <= -SET_WAY_COS:
+                out.append((i, int(other[i])))
     return out
 
 
