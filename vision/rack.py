@@ -88,7 +88,7 @@ def rows_of(detections: TileDetections, plane: bool = True) -> list[list[int]]:
 
 def read_rack(detections: TileDetections, rules=None) -> RackReading:
     from referee import DEFAULT_RULES, Tile, copy_problems, rack_penalty
-    from vision.table import _fix_copies
+    from vision.table import _fix_copies, _read_turned
 
     rules = rules or DEFAULT_RULES
     labels = tuple(detections.labels)
@@ -96,13 +96,8 @@ def read_rack(detections: TileDetections, rules=None) -> RackReading:
     corners = detections.corners.copy()
     warnings: list[str] = []
     rereads: dict[int, tuple[str, str]] = {}
-    for i, k in _face_the_rack(detections):
-        was = labels[ids[i]]
-        ids[i] = k
-        corners[i] = np.roll(corners[i], 2, axis=0)
-        rereads[i] = (was, labels[k])
-        warnings.append(f"tile {i} read as {labels[k]}, not {was}: the tiles of a rack all "
-                        f"face one way")
+    _read_turned(_face_the_rack(detections), ids, corners, labels, rereads, warnings,
+                 "a rack all face one way")
     for _round in range(8):
         problems = copy_problems([Tile.from_code(labels[k]) for k in ids], rules)
         if not problems:

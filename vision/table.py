@@ -165,16 +165,9 @@ def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
 
     # 1b. The tiles of a set face one way: a tile read turned round against all the others
     #     of its set is read again the set's way round, when that reading is plausible.
-    corners = detections.corners
-    for i, k in _face_the_set(detections, sets):
-        if corners is detections.corners:
-            corners = corners.copy()
-        was = labels[ids[i]]
-        ids[i] = k
-        corners[i] = np.roll(corners[i], 2, axis=0)
-        rereads[i] = (was, labels[k])
-        warnings.append(f"tile {i} read as {labels[k]}, not {was}: the tiles of a set face "
-                        f"one way")
+    turned = _face_the_set(detections, sets)
+    corners = detections.corners.copy() if turned else detections.corners
+    _read_turned(turned, ids, corners, labels, rereads, warnings, "a set face one way")
 
     # 2. Per set: the most probable reading that makes it valid, one tile changed at most.
     for members in sets:
@@ -278,6 +271,17 @@ def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
             suggestion = [[t.code() for t in s] for s in arranged]
     return TableReading(out, sets, loose, verdicts, table_valid, suggestion, warnings, rereads,
                         faint)
+
+
+def _read_turned(turned, ids, corners, labels, rereads, warnings, because: str) -> None:
+    """Re-read each (tile, class id) of `turned` the other way round: its reading, its
+    corners (the top is now the other end), the reread and the warning saying why."""
+    for i, k in turned:
+        was = labels[ids[i]]
+        ids[i] = k
+        corners[i] = np.roll(corners[i], 2, axis=0)
+        rereads[i] = (was, labels[k])
+        warnings.append(f"tile {i} read as {labels[k]}, not {was}: the tiles of {because}")
 
 
 def _face_the_set(d: TileDetections, sets: list[list[int]]) -> list[tuple[int, int]]:
