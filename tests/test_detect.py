@@ -202,3 +202,26 @@ def test_threads_sharing_a_detector_each_write_their_own_input():
     for thread in threads:
         thread.join()
     assert not errors
+
+
+@pytest.mark.parametrize(("size", "planes", "scale"), [
+    ((1000, 750), (500, 375), 0.5),  # a whole factor near 512: area averaging's fast path
+    ((4032, 3024), (504, 378), 0.125),  # ... as for a 12 MP photo
+    ((1200, 900), (512, 384), 512 / 1200),  # 2.34x: no whole factor is near, plain 512
+    ((400, 300), (512, 384), 512 / 400),  # small photos are enlarged to 512
+])
+def test_the_detector_input_takes_a_whole_factor_when_one_lands_near_its_side(size, planes,
+                                                                              scale):
+    detector = _detector()
+    rng = np.random.default_rng(3)
+    image = rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8)
+    x, (sx, sy) = detector.prepare(image)
+    w, h = planes
+    assert (sx, sy) == pytest.approx((w / size[0], h / size[1]))
+    assert sx == pytest.approx(scale, rel=0.01)
+    assert x.shape[2] % 32 == 0 and x.shape[3] % 32 == 0
+    assert (x[0, :, h:, :] == detector.pad_value[:, None, None]).all()
+    if size[0] < 2.1 * w:  # larger photos are first halved with pyrDown (a blur of its own)
+        expected = cv2.resize(image, planes, interpolation=cv2.INTER_AREA
+                              if size[0] > w else cv2.INTER_LINEAR)
+        np.testing.assert_array_equal(x[0, :, :h, :w], expected.transpose(2, 0, 1))
