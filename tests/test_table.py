@@ -101,6 +101,28 @@ def test_a_tile_turned_in_its_set_keeps_a_sure_reading():
     assert reading.detections.codes == codes and not reading.table_valid
 
 
+def test_a_set_read_facing_two_ways_is_read_the_way_that_makes_it_valid():
+    # Four 6s of an edition that prints 6 and 9 alike: two were taken for 9s on their head.
+    codes = ["K6", "O6", "B9", "R9"]
+    d = turned_round(detections_from(codes, row(codes)), 2, "B9", "B6", 0.02)
+    flips = d.flip_probs.copy()
+    d = turned_round(d, 3, "R9", "R6", 0.02)
+    d.flip_probs += flips
+    reading = judge_table(d, RULES)
+    assert reading.detections.codes == ["K6", "O6", "B6", "R6"] and reading.table_valid
+    assert set(reading.rereads) == {2, 3}
+
+
+def test_a_set_read_facing_two_ways_keeps_a_sure_side():
+    codes = ["K6", "O6", "B9", "R9"]  # 9s with their mark, laid among 6s: a wrong group
+    d = turned_round(detections_from(codes, row(codes)), 2, "B9", "B6", 0.001)
+    flips = d.flip_probs.copy()
+    d = turned_round(d, 3, "R9", "R6", 0.02)
+    d.flip_probs += flips
+    reading = judge_table(d, RULES)
+    assert reading.detections.codes == codes and not reading.table_valid
+
+
 def test_a_pair_of_tiles_says_nothing_about_which_way_is_up():
     codes = ["B6", "O9"]
     d = turned_round(detections_from(codes, row(codes)), 0, "B6", "B9", 0.3)

@@ -168,6 +168,19 @@ def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
     turned = _face_the_set(detections, sets)
     corners = detections.corners.copy() if turned else detections.corners
     _read_turned(turned, ids, corners, labels, rereads, warnings, "a set face one way")
+    # 1c. A set read facing two ways that is not valid as read, but is valid with one side
+    #     read the other way round (each such reading plausible): that side is turned.
+    if detections.flip_probs is not None:
+        for members in sets:
+            if (len(members) < 3 or any(i in rereads for i in members)
+                    or _verdict(codes_of(members), rules).valid):
+                continue
+            turned = _turn_one_side(detections, members, labels, rules)
+            if turned:
+                if corners is detections.corners:
+                    corners = corners.copy()
+                _read_turned(turned, ids, corners, labels, rereads, warnings,
+                             "a set face one way, and read so it is valid")
 
     # 2. Per set: the most probable reading that makes it valid, one tile changed at most.
     for members in sets:
@@ -315,6 +328,37 @@ def _face_the_set(d: TileDetections, sets: list[list[int]]) -> list[tuple[int, i
             if (others @ way).min() >= SET_WAY_COS and up[i] @ way <= -SET_WAY_COS:
                 out.append((i, int(other[i])))
     return out
+
+
+def _turn_one_side(d: TileDetections, members: list[int], labels, rules) -> list[tuple[int, int]]:
+    """(tile, class id) re-readings of the likelier side of a set read facing two ways
+    (a group of 6s read as two 6s and two 9s) that make it valid; [] if none does. A tile
+    that reads the same either way round (an 8) goes with either side unchanged."""
+    up = d.up_vectors[members]
+    along = up @ up[0]
+    if not (np.abs(along) >= SET_WAY_COS).all() or (along > 0).all():
+        return []  # not two clear ways up
+    best = None  # (cost, re-readings)
+    for side in (along > 0, along < 0):
+        trial = [labels[int(d.class_ids[i])] for i in members]
+        turned, cost = [], 0.0
+        for pos in np.flatnonzero(side):
+            i = members[pos]
+            as_drawn = d.class_probs[i] - d.flip_probs[i]
+            k = int(d.flip_probs[i].argmax())
+            if k == int(d.class_ids[i]):
+                continue
+            share = float(d.flip_probs[i, k]) / max(float(as_drawn.max()), 1e-9)
+            if share < SET_WAY_RATIO:
+                break  # a sure reading on this side: it does not turn
+            trial[pos] = labels[k]
+            turned.append((i, k))
+            cost -= np.log(share)
+        else:
+            if turned and _verdict(tuple(trial), rules).valid and (best is None
+                                                                   or cost < best[0]):
+                best = (cost, turned)
+    return best[1] if best else []
 
 
 def _drop_doubtful_ends(members: list[int], gaps: list[float], confidence, codes_of, rules):
