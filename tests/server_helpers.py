@@ -112,6 +112,12 @@ def new_game(client, app, players=("Ann", "Ben"), **body) -> dict:
     return response.json()
 
 
+def start_round(client, game: dict, **body):
+    """Start the game's next round (the response)."""
+    return client.post(f"/api/games/{game['id']}/rounds", headers={"X-Token": game["token"]},
+                       **({"json": body} if body else {}))
+
+
 def upload(client, game: dict, route: str, photo: bytes, *, token: str | None = None,
            content_type: str = "image/jpeg", **extra):
     return client.post(f"/api/games/{game['id']}/{route}",

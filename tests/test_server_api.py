@@ -47,12 +47,6 @@ def app(tmp_path, clock):
     return make_app(tmp_path, clock=clock, tick_s=0.05)
 
 
-@pytest.fixture
-def client(app):
-    with TestClient(app) as c:
-        yield c
-
-
 def h(game):
     return {"X-Token": game["token"]}
 

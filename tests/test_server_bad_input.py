@@ -6,9 +6,15 @@ import struct
 import zlib
 
 import pytest
-from fastapi.testclient import TestClient
 
-from tests.server_helpers import GROUP_9S, RUN_R2_R5, make_app, new_game, table_photo, upload
+from tests.server_helpers import (
+    GROUP_9S,
+    RUN_R2_R5,
+    new_game,
+    start_round,
+    table_photo,
+    upload,
+)
 
 PHOTO = table_photo(RUN_R2_R5, GROUP_9S)
 
@@ -22,20 +28,9 @@ def png_header(width: int, height: int) -> bytes:
 
 
 @pytest.fixture
-def app(tmp_path):
-    return make_app(tmp_path)
-
-
-@pytest.fixture
-def client(app):
-    with TestClient(app) as c:
-        yield c
-
-
-@pytest.fixture
 def game(client, app):
     game = new_game(client, app)
-    client.post(f"/api/games/{game['id']}/rounds", headers={"X-Token": game["token"]})
+    start_round(client, game)
     assert upload(client, game, "photo", PHOTO).status_code == 200
     return game
 

@@ -12,29 +12,24 @@ from __future__ import annotations
 import time
 
 import pytest
-from fastapi.testclient import TestClient
 
 from app.server import frames
-from tests.server_helpers import GROUP_9S, RUN_B1_B4, RUN_R2_R5, make_app, new_game, table_photo
+from tests.server_helpers import (
+    GROUP_9S,
+    RUN_B1_B4,
+    RUN_R2_R5,
+    new_game,
+    start_round,
+    table_photo,
+)
 
 FIRST_MELD = table_photo(RUN_R2_R5, GROUP_9S)
 
 
 @pytest.fixture
-def app(tmp_path):
-    return make_app(tmp_path)
-
-
-@pytest.fixture
-def client(app):
-    with TestClient(app) as c:
-        yield c
-
-
-@pytest.fixture
 def game(client, app):
     game = new_game(client, app)
-    client.post(f"/api/games/{game['id']}/rounds", headers={"X-Token": game["token"]})
+    start_round(client, game)
     return game
 
 

@@ -13,6 +13,7 @@ from tests.server_helpers import (
     RUN_R2_R5,
     make_app,
     new_game,
+    start_round,
     table_photo,
     upload,
 )
@@ -26,16 +27,10 @@ def app(tmp_path):
 
 
 @pytest.fixture
-def client(app):
-    with TestClient(app) as c:
-        yield c
-
-
-@pytest.fixture
 def game(client, app):
     """A game in its first round with one table reading, for requests to try to change."""
     game = new_game(client, app, timer={"seconds": 120, "extensions": 2})
-    client.post(f"/api/games/{game['id']}/rounds", headers={"X-Token": game["token"]})
+    start_round(client, game)
     assert upload(client, game, "photo", PHOTO).status_code == 200
     return game
 
