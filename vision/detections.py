@@ -95,17 +95,17 @@ class TileDetections:
         up = (q[:, 0] + q[:, 1]) / 2 - (q[:, 3] + q[:, 2]) / 2
         return up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
 
-    def reading_other_way(self, i: int, ratio: float) -> int | None:
-        """The class tile i reads as turned round from `corners`, when that reading differs
-        from the chosen one and holds at least `ratio` of the probability of the best
-        reading as drawn (a 6 seen as a 9; an 8 stays an 8); else None."""
-        if self.flip_probs is None:
-            return None
-        as_drawn = self.class_probs[i] - self.flip_probs[i]
-        k = int(np.argmax(self.flip_probs[i]))
-        if k != int(self.class_ids[i]) and self.flip_probs[i, k] >= ratio * as_drawn.max():
-            return k
-        return None
+    def other_way(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per tile, the class it reads as turned round from `corners` (N,) and that
+        reading's share of the best reading as drawn (N,): a 6 seen as a 9 gets a 6 and
+        some share; an 8 gets itself. Shares are 0 without `flip_probs`."""
+        n = len(self)
+        if self.flip_probs is None or n == 0:
+            return self.class_ids.astype(np.int64), np.zeros(n, np.float32)
+        as_drawn = (self.class_probs - self.flip_probs).max(axis=1)
+        k = self.flip_probs.argmax(axis=1)
+        share = self.flip_probs[np.arange(n), k] / np.maximum(as_drawn, 1e-9)
+        return k.astype(np.int64), share.astype(np.float32)
 
     def to_json(self) -> list[dict]:
         """The `tiles` list of the scan JSON."""

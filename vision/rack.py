@@ -131,10 +131,10 @@ def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:
     out = []
     # Turned round means lying along the rack, upside down: tiles at other angles lie on
     # the table beside the rack and face any way.
+    other, share = d.other_way()
     for i in np.nonzero(up @ rack_up < -COS_ALONG)[0]:
-        k = d.reading_other_way(int(i), RACK_WAY_RATIO)
-        if k is not None:
-            out.append((int(i), k))
+        if other[i] != d.class_ids[i] and share[i] >= RACK_WAY_RATIO:
+            out.append((int(i), int(other[i])))
     return out
 
 

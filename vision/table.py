@@ -303,14 +303,9 @@ def _face_the_set(d: TileDetections, sets: list[list[int]]) -> list[tuple[int, i
     An edition that prints 6 and 9 alike on a centred face tells them apart only by the
     tiles beside them, which a player lays the same way up; a confident reading (a 6 with
     its mark) is left as read."""
-    if d.flip_probs is None or not len(d):
-        return []
     # Tiles with a plausible other-way reading first (few, and cheap to find for all).
-    as_drawn = d.class_probs - d.flip_probs
-    other = d.flip_probs.argmax(axis=1)
-    rows = np.arange(len(d))
-    could = (other != d.class_ids) & (
-        d.flip_probs[rows, other] >= SET_WAY_RATIO * as_drawn.max(axis=1))
+    other, share = d.other_way()
+    could = (other != d.class_ids) & (share >= SET_WAY_RATIO)
     if not could.any():
         return []
     up = d.up_vectors
@@ -338,22 +333,21 @@ def _turn_one_side(d: TileDetections, members: list[int], labels, rules) -> list
     along = up @ up[0]
     if not (np.abs(along) >= SET_WAY_COS).all() or (along > 0).all():
         return []  # not two clear ways up
+    other, share = d.other_way()
     best = None  # (cost, re-readings)
     for side in (along > 0, along < 0):
         trial = [labels[int(d.class_ids[i])] for i in members]
         turned, cost = [], 0.0
         for pos in np.flatnonzero(side):
             i = members[pos]
-            as_drawn = d.class_probs[i] - d.flip_probs[i]
-            k = int(d.flip_probs[i].argmax())
+            k = int(other[i])
             if k == int(d.class_ids[i]):
                 continue
-            share = float(d.flip_probs[i, k]) / max(float(as_drawn.max()), 1e-9)
-            if share < SET_WAY_RATIO:
+            if share[i] < SET_WAY_RATIO:
                 break  # a sure reading on this side: it does not turn
             trial[pos] = labels[k]
             turned.append((i, k))
-            cost -= np.log(share)
+            cost -= float(np.log(share[i]))
         else:
             if turned and _verdict(tuple(trial), rules).valid and (best is None
                                                                    or cost < best[0]):
