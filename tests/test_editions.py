@@ -75,3 +75,22 @@ def test_training_editions_vary_the_numbers_beyond_their_fonts():
     assert np.array_equal(E._glyphs("8", 0, 0), E.R._text_mask("8", 0, 64))
     # The held-out editions keep the plain font, so the evaluation's photos stay the same.
     assert all(h.weight == 0 and h.stretch == 1.0 for h in E.HELD_OUT.values())
+
+
+def test_decoys_lie_beside_the_tiles_never_over_a_labelled_one():
+    # A card, sticker, logo or rack edge drawn over a tile would hide a tile that still
+    # counts as one to find: the held-out evaluation would count it as missed.
+    edition = E.HELD_OUT["white_modern_logo"]
+    tiles = [np.float32([[x, 100], [x + 60, 100], [x + 60, 183], [x, 183]])
+             for x in range(80, 560, 70)]
+    mask = np.zeros((480, 640), np.uint8)
+    for quad in tiles:
+        mask[100:184, int(quad[0, 0]):int(quad[1, 0]) + 1] = 1
+    drawn = 0
+    for seed in range(40):
+        canvas = np.full((480, 640, 3), 128, np.float32)
+        E._decoys(np.random.default_rng(seed), canvas, 60.0, edition, tiles)
+        changed = np.any(canvas != 128, axis=2)
+        assert not np.any(changed & (mask == 1)), f"seed {seed}: a decoy covers a tile"
+        drawn += bool(changed.any())
+    assert drawn >= 30  # and they are still drawn, beside the tiles

@@ -359,10 +359,27 @@ def _knots(rng, img: np.ndarray, scale: float):
         img[:] = img * (1 - 0.55 * m)
 
 
-def _decoys(rng, img: np.ndarray, scale: float, edition: Edition):
+def _decoys(rng, img: np.ndarray, scale: float, edition: Edition, tiles=()):
     """Things that look like parts of a tile but are none: a printed logo, a smiley sticker,
-    a blank tile-coloured card (hard negatives, never labelled)."""
+    a blank tile-coloured card, a rack's edge (hard negatives, never labelled). Each lies
+    beside the `tiles` (quads in `img`'s pixels), not on them: drawn over a labelled tile
+    it would hide a tile that still counts as one to find. Where no free spot is found in
+    a few tries, that decoy is left out."""
     h, w = img.shape[:2]
+    clear = np.zeros((h, w), np.uint8)
+    for quad in tiles:
+        cv2.fillConvexPoly(clear, np.round(np.asarray(quad, np.float32) * 4).astype(np.int32),
+                           1, cv2.LINE_8, shift=2)
+
+    def free(footprint) -> bool:
+        area = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(area, np.round(np.asarray(footprint, np.float32) * 4).astype(np.int32),
+                           1, cv2.LINE_8, shift=2)
+        return not np.any(area & clear)
+
+    def rect(cx, cy, width, height, angle=0.0):
+        return cv2.boxPoints(((cx, cy), (width, height), angle))
+
     for _ in range(int(rng.integers(1, 4))):
         what = _pick(rng, ["logo", "smiley", "card", "bar"])
         cx, cy = rng.uniform(0.05, 0.95) * w, rng.uniform(0.05, 0.95) * h
@@ -370,7 +387,8 @@ def _decoys(rng, img: np.ndarray, scale: float, edition: Edition):
             mask = R._text_mask("Rummikub", int(rng.integers(len(R.FONT_FILES))), 40)
             tw = scale * rng.uniform(1.5, 4)
             mask = cv2.resize(mask, (int(tw), max(2, int(tw * mask.shape[0] / mask.shape[1]))))
-            R._paste(img, mask, rng.uniform(0, 255, 3), cx, cy)
+            color = rng.uniform(0, 255, 3)
+            box = (mask.shape[1], mask.shape[0], 0.0)
         elif what == "smiley":
             size = int(scale * rng.uniform(0.6, 1.4))
             patch = np.empty((R.FACE_H, R.FACE_W, 3), np.float32)
@@ -378,24 +396,40 @@ def _decoys(rng, img: np.ndarray, scale: float, edition: Edition):
             R._draw_smiley(patch, np.asarray(_pick(rng, edition.joker_inks), np.float32),
                            R.FACE_W / 2, R.FACE_H / 2, R.FACE_W * 0.4)
             patch = cv2.resize(patch[20:-20], (size, size))
+            box = (size, size, 0.0)
+        elif what == "card":  # square or long: not a tile's proportions
+            side = scale * rng.uniform(0.8, 1.6)
+            size = (side, side * _pick(rng, [1.0, 0.35, 2.8]))
+            box = (*size, rng.uniform(0, 180))
+        else:  # a rack's edge: a long dark bar with a highlight
+            length, thick = scale * rng.uniform(4, 12), scale * rng.uniform(0.15, 0.5)
+            box = (length, thick, rng.uniform(0, 180))
+            col = rng.uniform(10, 70) * np.ones(3)
+        # Other spots come from a generator of their own, seeded by the first one: the
+        # scene's own draws (camera, light, ...) stay those of a scene without tiles there.
+        spots = None
+        for _try in range(12):
+            if free(rect(cx, cy, *box)):
+                break
+            spots = spots or np.random.default_rng([int(cx * 1000), int(cy * 1000)])
+            cx, cy = spots.uniform(0.05, 0.95) * w, spots.uniform(0.05, 0.95) * h
+        else:
+            continue
+        if what == "logo":
+            R._paste(img, mask, color, cx, cy)
+        elif what == "smiley":
             x0, y0 = int(cx - size / 2), int(cy - size / 2)
             if 0 <= x0 and 0 <= y0 and x0 + size < w and y0 + size < h:
                 circ = np.zeros((size, size), np.float32)
                 cv2.circle(circ, (size // 2, size // 2), size // 2 - 1, 1.0, -1, cv2.LINE_AA)
                 roi = img[y0:y0 + size, x0:x0 + size]
                 roi[:] = roi * (1 - circ[..., None]) + patch * circ[..., None]
-        elif what == "card":  # square or long: not a tile's proportions
-            side = scale * rng.uniform(0.8, 1.6)
-            size = (side, side * _pick(rng, [1.0, 0.35, 2.8]))
-            pts = cv2.boxPoints(((cx, cy), size, rng.uniform(0, 180)))
-            cv2.fillConvexPoly(img, np.round(pts * 4).astype(np.int32),
+        elif what == "card":
+            cv2.fillConvexPoly(img, np.round(rect(cx, cy, *box) * 4).astype(np.int32),
                                tuple(float(c) for c in np.asarray(edition.body) * 0.97),
                                cv2.LINE_AA, shift=2)
-        else:  # a rack's edge: a long dark bar with a highlight
-            length, thick = scale * rng.uniform(4, 12), scale * rng.uniform(0.15, 0.5)
-            ang = rng.uniform(0, 180)
-            pts = cv2.boxPoints(((cx, cy), (length, thick), ang))
-            col = rng.uniform(10, 70) * np.ones(3)
+        else:
+            pts = rect(cx, cy, *box)
             cv2.fillConvexPoly(img, np.round(pts * 4).astype(np.int32),
                                tuple(float(c) for c in col), cv2.LINE_AA, shift=2)
             cv2.line(img, tuple(np.round(pts[0] * 4).astype(int)),
@@ -585,7 +619,8 @@ def render_edition_scene(
             canvas_labels, canvas_ignores = [], []
             strength = 0.15
     if kind == "negatives" or rng.random() < 0.3:
-        _decoys(rng, image, side * rng.uniform(0.04, 0.09), edition)
+        _decoys(rng, image, side * rng.uniform(0.04, 0.09), edition,
+                [q for _, q in canvas_labels] + list(canvas_ignores))
     for _ in range(6):
         H = R._camera(rng, w, h, strength)
         if all(R._portrait(R._apply_h(H, q)) for _, q in canvas_labels):
