@@ -50,6 +50,22 @@ class TileDetections:
             labels=labels,
         )
 
+    @classmethod
+    def concat(cls, parts: list[TileDetections]) -> TileDetections:
+        """The tiles of several readings of one photo (same labels), in order."""
+        if not parts:
+            return cls.empty()
+        flips = [p.flip_probs for p in parts]
+        return cls(
+            corners=np.concatenate([p.corners for p in parts]).astype(np.float32),
+            detector_scores=np.concatenate([p.detector_scores for p in parts]),
+            class_probs=np.concatenate([p.class_probs for p in parts]),
+            class_ids=np.concatenate([p.class_ids for p in parts]),
+            labels=parts[0].labels,
+            uncertain=np.concatenate([p.uncertain for p in parts]),
+            flip_probs=None if any(f is None for f in flips) else np.concatenate(flips),
+        )
+
     def __len__(self) -> int:
         return len(self.corners)
 

@@ -95,8 +95,13 @@ class TablePlane:
 
     @classmethod
     def from_tiles(cls, corners: np.ndarray, *, aspect: float = ASPECT,
-                   min_tilt: float = MIN_TILT) -> TablePlane:
-        """The plane from tiles' upright corners (N, 4, 2), clockwise from the top-left."""
+                   min_tilt: float = MIN_TILT, check_shape: bool = True) -> TablePlane:
+        """The plane from tiles' upright corners (N, 4, 2), clockwise from the top-left.
+
+        `check_shape=False` keeps a fit that does not make the tiles' boxes more alike: a
+        detector's boxes are rectangles in the photo whatever the view, so on a strongly
+        tilted photo the boxes can look no better on the plane although the plane is right
+        (the tilt, from the tiles' sizes, says so)."""
         q = np.asarray(corners, np.float64).reshape(-1, 4, 2)
         n = len(q)
         if n < MIN_TILES:
@@ -143,7 +148,7 @@ class TablePlane:
         if max(tilt, shear) < min_tilt:  # seen from above: the photo is the plane
             return cls(np.eye(3), tilt, lambda: fitted()[1:], n)
         h, err_photo, err_plane = fitted()
-        if err_plane >= err_photo:
+        if check_shape and err_plane >= err_photo:
             return cls(np.eye(3), tilt, (err_photo, err_plane), n)
         return cls(h, tilt, (err_photo, err_plane), n)
 

@@ -57,7 +57,7 @@ class TileReader:
 
     def __init__(self, detector, classifier, *, uncertain_below: float | None = None,
                  reject_below: float = 0.0,
-                 second_look_below: float = SECOND_LOOK_BELOW) -> None:
+                 second_look_below: float = SECOND_LOOK_BELOW, plane_view: bool = True) -> None:
         self.detector = detector
         self.classifier = classifier
         # A detection whose detector score times best class probability is below this is
@@ -76,6 +76,10 @@ class TileReader:
         self.last_second_looks = (0, 0)
         # A calibration profile's head (`with_profile`) reads the tiles in its place.
         self.profile_head = None
+        # A strongly tilted photo is detected again as seen from above (`vision.plane_view`);
+        # False turns that off (the evaluation compares with and without it).
+        self.plane_view = bool(plane_view)
+        self.last_plane_tilt: float | None = None  # the last photo's, when it was viewed so
 
     @classmethod
     def load(cls, models_dir: Path | str | None = None, profile=None, **kwargs) -> TileReader:
@@ -137,7 +141,9 @@ class TileReader:
         quads, scores = self.detector.detect(image_bgr)
         timings["detect"] = time.perf_counter() - start
         _add_steps(timings, "detect", self.detector)
-        return self._classified(image_bgr, quads, scores, timings)
+        detections = self._classified(image_bgr, quads, scores, timings)
+        return self._on_plane(image_bgr, detections, detections.corners, timings,
+                              lambda q, s: self._classified(image_bgr, q, s, timings))
 
     def read_photo(self, photo) -> TileDetections:
         """`read` for a `vision.decode.Photo`, with corners in the whole photo's pixels.
@@ -154,24 +160,60 @@ class TileReader:
         small = photo.reduced(factor)
         timings["decode"] = time.perf_counter() - start
         start = time.perf_counter()
-        quads, scores = self.detector.detect(small)
+        found, scores = self.detector.detect(small)
         timings["detect"] = time.perf_counter() - start
         _add_steps(timings, "detect", self.detector)
-        quads = _rescale(quads, small.shape, photo.shape)
+        detections = self._read_from(photo, factor, _rescale(found, small.shape, photo.shape),
+                                     scores, timings)
+        # The view from above is made from the detector's decode, in its pixels.
+        return self._on_plane(
+            small, detections, _rescale(detections.corners, photo.shape, small.shape), timings,
+            lambda q, s: self._read_from(photo, factor, _rescale(q, small.shape, photo.shape),
+                                         s, timings))
+
+    def _read_from(self, photo, coarsest: int, quads, scores, timings: dict) -> TileDetections:
+        """Classify the finds at `quads` (the whole photo's pixels), cropped from the
+        coarsest decode (at most 1/`coarsest`) where every one is still sharp enough."""
         start = time.perf_counter()
         size = getattr(self.classifier, "size", None)
+        factor = coarsest
         if size is not None and factor > 1:
             factor = crop_reduction(quads, size, coarsest=factor)
         source = photo.reduced(factor)
         timings["decode"] += time.perf_counter() - start
         return self._classified(source, quads, scores, timings, full_shape=photo.shape)
 
+    def _on_plane(self, image_bgr: np.ndarray, detections: TileDetections, tiles,
+                  timings: dict, read_finds) -> TileDetections:
+        """`detections`, or where the tiles read (`tiles`: their corners in `image_bgr`'s
+        pixels) say the photo is strongly tilted, merged with a second pass on it seen from
+        above (`vision.plane_view`): `read_finds(quads, scores)` reads that pass's finds
+        (quads in `image_bgr`'s pixels) as `detections` were read."""
+        self.last_plane_tilt = None
+        if not self.plane_view or len(detections) == 0:
+            return detections
+        from vision.plane_view import merge_readings, plane_view
+
+        start = time.perf_counter()
+        view = plane_view(image_bgr, tiles)
+        if view is None:
+            return detections
+        found, scores = self.detector.detect(view.image)
+        timings["detect.plane_view"] = time.perf_counter() - start
+        timings["detect"] += timings["detect.plane_view"]
+        self.last_plane_tilt = view.tilt
+        timings["classify.first_pass"] = timings.get("classify", 0.0)  # the second adds to it
+        second = read_finds(view.quads_in_photo(np.asarray(found, np.float32)), scores)
+        merged = merge_readings(detections, second)
+        self.last_timings = timings
+        return merged
+
     def _classified(self, image_bgr: np.ndarray, quads, scores, timings: dict,
                     full_shape=None) -> TileDetections:
         """Read the tiles at `quads` (the whole photo's pixels) by cropping them from
         `image_bgr`, which is the photo shrunk from `full_shape` when that is given."""
         if len(quads) == 0:
-            timings["classify"] = 0.0
+            timings["classify"] = timings.pop("classify.first_pass", 0.0)
             self.last_timings = timings
             return TileDetections.empty(self.labels)
         start = time.perf_counter()
@@ -194,7 +236,7 @@ class TileReader:
                 timings["classify.second_look"] = time.perf_counter() - second
         if full_shape is not None:
             upright = _rescale(upright, image_bgr.shape, full_shape)
-        timings["classify"] = time.perf_counter() - start
+        timings["classify"] = timings.pop("classify.first_pass", 0.0) + time.perf_counter() - start
         probs, scores, upright = probs[keep], scores[keep], upright[keep]
         flip = None if flip is None else flip[keep]
         class_ids = probs.argmax(axis=1).astype(np.int64)
