@@ -9,7 +9,9 @@ width (a keystone: 0.6 is a phone held at a moderate angle, 0.3 a player photogr
 table from their seat), some also turned first (a phone held sideways or from another side
 of the table). The labels are warped with the photo. Each warped set is read with the
 plane view and without it: tiles found, tiles read right (colour + number), extra finds,
-and in how many photos the view was made. The stage's settings were chosen looking at
+and in how many photos the view was made. Then the 8 photos whose tiles lie in sets
+(`bench/valid_sets.json`) end to end, as `rummikub scan` judges them: photos whose whole
+table state is right (every set grouped right and every tile read right). The stage's settings were chosen looking at
 the rows "far edge 0.5" and "far edge 0.3" (and at the held-out rendered editions of
 `bench.eval_editions`); the turned rows were first run after they were fixed.
 """
@@ -25,6 +27,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+# The set photos' warps: end to end, grouping and rules included.
+SET_WARPS = (("far edge 0.5", 0.5, 0), ("far edge 0.4, turned 30 deg", 0.4, 30),
+             ("far edge 0.3", 0.3, 0))
 # (name, far edge / near edge width, turn in degrees before the keystone)
 WARPS = (
     ("from above (as taken)", 1.0, 0),
@@ -52,15 +57,17 @@ def warp(image: np.ndarray, far: float, turn: float) -> tuple[np.ndarray, np.nda
     return out, m
 
 
-def _warped_labels(photo, m: np.ndarray, shape) -> list[tuple[str, np.ndarray]]:
-    """The labels whose centre stays inside the warped photo, warped."""
+def _warped_labels(photo, m: np.ndarray, shape, keep_all: bool = False
+                   ) -> list[tuple[str, np.ndarray]]:
+    """The labels whose centre stays inside the warped photo (all with `keep_all`, which
+    keeps the truth's label indices), warped."""
     h, w = shape[:2]
     out = []
     for tile in photo.tiles:
         poly = cv2.perspectiveTransform(tile.polygon.reshape(-1, 1, 2).astype(np.float64), m)
         poly = poly.reshape(-1, 2).astype(np.float32)
         cx, cy = poly.mean(axis=0)
-        if 0 <= cx < w and 0 <= cy < h:
+        if keep_all or (0 <= cx < w and 0 <= cy < h):
             out.append((tile.code, poly))
     return out
 
@@ -99,6 +106,58 @@ def evaluate(models_dir=None, log=print) -> dict:
     return results
 
 
+class _Warped:
+    """A `training.real_data` photo seen through a warp: `read()` and `tiles` as the
+    original's, for `bench.eval_table`'s matching."""
+
+    class _Tile:
+        def __init__(self, code, polygon):
+            self.code, self.polygon = code, polygon
+
+    def __init__(self, photo, far: float, turn: float):
+        self.image, m = warp(photo.read(), far, turn)
+        self.tiles = [self._Tile(code, poly) for code, poly in
+                      _warped_labels(photo, m, self.image.shape, keep_all=True)]
+
+    def read(self) -> np.ndarray:
+        return self.image
+
+
+def evaluate_sets(models_dir=None, log=print) -> dict:
+    """Whole table states right, of the valid/ set photos, warped, without / with the view."""
+    from bench.eval_table import TRUTH_FILE, _mapped, compare, match_to_labels
+    from referee import DEFAULT_RULES
+    from training.real_data import load_split
+    from vision.pipeline import TileReader
+    from vision.table import judge_table
+
+    truth = json.loads(TRUTH_FILE.read_text())["photos"]
+    photos = {p.key: p for p in load_split("valid")}
+    readers = {"without": TileReader.load(models_dir, plane_view=False),
+               "with": TileReader.load(models_dir)}
+    results = {}
+    for name, far, turn in SET_WARPS:
+        row = {}
+        for mode, reader in readers.items():
+            right = 0
+            for key, item in truth.items():
+                photo = _Warped(photos[key], far, turn)
+                det = reader.read(photo.read())
+                reading = judge_table(det, DEFAULT_RULES)
+                d2l = match_to_labels(reading.detections.centers,
+                                      [t.polygon for t in photo.tiles])
+                sets, loose = _mapped(reading, d2l)
+                _found, grouped = compare(item["sets"], item["loose"], sets, loose)
+                codes = reading.detections.codes
+                right += grouped and len(d2l) == len(det) == len(photo.tiles) and all(
+                    codes[d] == photo.tiles[k].code for d, k in d2l.items())
+            row[mode] = {"right": right, "photos": len(truth)}
+        results[name] = row
+        log(f"  {name:30s}   {row['without']['right']}/{len(truth)} -> "
+            f"{row['with']['right']}/{len(truth)}")
+    return results
+
+
 def _pct(a: int, b: int) -> str:
     return f"{100 * a / b:6.2f} %" if b else "     -  "
 
@@ -126,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     try:
         results = evaluate(args.models)
+        print("the valid/ photos whose tiles lie in sets, end to end (grouping and rules "
+              "included): whole table state right, without -> with the view")
+        results["sets, whole table state right"] = evaluate_sets(args.models)
     except (FileNotFoundError, ModelsMissing) as error:
         print(f"eval_plane_view: {error}", file=sys.stderr)
         return 2
