@@ -52,7 +52,7 @@ def test_two_readings_keep_each_tile_once_from_the_pass_surer_of_it():
                       [[0.2, 0.7, 0.1], [0.05, 0.05, 0.9], [0.1, 0.1, 0.8]])
     merged = merge_readings(first, second)
     assert len(merged) == 3
-    by_x = sorted(zip(merged.centers[:, 0].tolist(), merged.codes))
+    by_x = sorted(zip(merged.centers[:, 0].tolist(), merged.codes, strict=True))
     # tile 1: the first pass was surer (0.81 against 0.35); tile 2: the view (0.81 / 0.48)
     assert [code for _x, code in by_x] == ["K1", "K3", "K3"]
     assert by_x[0][0] == pytest.approx(20) and by_x[1][0] == pytest.approx(124)
