@@ -30,12 +30,13 @@ Targets with a profile: >= 99 % found and >= 99 % read right. Renders need Pillo
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+from bench import finish
 
 SEEDS = 170_000
 CALIBRATION_SEED = 179_000
@@ -176,10 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     results = evaluate(args.models, args.photos)
     print(report(results, args.photos))
-    print(f"  ({time.perf_counter() - start:.0f} s)")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
-    return 0
+    return finish(results, start, args.json)
 
 
 if __name__ == "__main__":

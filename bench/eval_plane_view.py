@@ -27,6 +27,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from bench import finish
+
 # The set photos' warps: end to end, grouping and rules included.
 SET_WARPS = (("far edge 0.5", 0.5, 0), ("far edge 0.4, turned 30 deg", 0.4, 30),
              ("far edge 0.3", 0.3, 0))
@@ -191,10 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, ModelsMissing) as error:
         print(f"eval_plane_view: {error}", file=sys.stderr)
         return 2
-    print(f"  ({time.perf_counter() - start:.0f} s)")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
-    return 0
+    return finish(results, start, args.json)
 
 
 if __name__ == "__main__":
