@@ -74,18 +74,24 @@ def _warped_labels(photo, m: np.ndarray, shape, keep_all: bool = False
     return out
 
 
+def _readers(models_dir) -> dict:
+    from vision.pipeline import TileReader
+
+    return {"one pass": TileReader.load(models_dir, plane_view=False, fine_scale=False),
+            "finer": TileReader.load(models_dir, plane_view=False),
+            "shipped": TileReader.load(models_dir)}
+
+
 def evaluate(models_dir=None, log=print) -> dict:
     from bench.eval_vision import match_centres
     from training.real_data import load_split
-    from vision.pipeline import TileReader
 
-    with_view = TileReader.load(models_dir)
-    without = TileReader.load(models_dir, plane_view=False)
+    readers = _readers(models_dir)
     photos = [(p, p.read()) for p in load_split("valid")]
     results = {}
     for name, far, turn in WARPS:
         row = {}
-        for mode, reader in (("without", without), ("with", with_view)):
+        for mode, reader in readers.items():
             tiles = found = right = extra = viewed = 0
             for photo, image in photos:
                 if far < 1.0 or turn:
@@ -130,13 +136,11 @@ def evaluate_sets(models_dir=None, log=print) -> dict:
     from bench.eval_table import TRUTH_FILE, _mapped, compare, match_to_labels
     from referee import DEFAULT_RULES
     from training.real_data import load_split
-    from vision.pipeline import TileReader
     from vision.table import judge_table
 
     truth = json.loads(TRUTH_FILE.read_text())["photos"]
     photos = {p.key: p for p in load_split("valid")}
-    readers = {"without": TileReader.load(models_dir, plane_view=False),
-               "with": TileReader.load(models_dir)}
+    readers = _readers(models_dir)
     results = {}
     for name, far, turn in SET_WARPS:
         row = {}
@@ -155,8 +159,7 @@ def evaluate_sets(models_dir=None, log=print) -> dict:
                     codes[d] == photo.tiles[k].code for d, k in d2l.items())
             row[mode] = {"right": right, "photos": len(truth)}
         results[name] = row
-        log(f"  {name:30s}   {row['without']['right']}/{len(truth)} -> "
-            f"{row['with']['right']}/{len(truth)}")
+        log(f"  {name:30s}   " + "   ".join(f"{row[m]['right']}/{len(truth)}" for m in row))
     return results
 
 
@@ -165,11 +168,11 @@ def _pct(a: int, b: int) -> str:
 
 
 def format_row(name: str, row: dict) -> str:
-    w, v = row["without"], row["with"]
-    return (f"  {name:30s} {w['tiles']:5d}   {_pct(w['found'], w['tiles'])} "
-            f"{_pct(w['read_right'], w['tiles'])} {w['extra']:4d}   "
-            f"{_pct(v['found'], v['tiles'])} {_pct(v['read_right'], v['tiles'])} "
-            f"{v['extra']:4d}   {v['viewed']:2d}/{v['photos']}")
+    cells = [f"{_pct(r['found'], r['tiles'])} {_pct(r['read_right'], r['tiles'])} {r['extra']:3d}"
+             for r in row.values()]
+    shipped = row["shipped"]
+    return (f"  {name:30s} {shipped['tiles']:5d}  " + "  ".join(cells)
+            + f"   {shipped['viewed']:2d}/{shipped['photos']}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,14 +184,15 @@ def main(argv: list[str] | None = None) -> int:
     from vision.pipeline import ModelsMissing
 
     print("real valid/ photos warped as a lower camera sees them: tiles found / read right / "
-          "extra finds, without and with the view from above (`vision.plane_view`)")
-    print(f"  {'warp':30s} {'tiles':>5s}   {'without the view':^24s}   "
-          f"{'with the view':^24s}   viewed")
+          "extra finds; in one pass, with the finer pass (`vision.fine_scale`), and as "
+          "shipped, with the view from above too (`vision.plane_view`)")
+    print(f"  {'warp':30s} {'tiles':>5s}  {'one pass':^23s}  {'+ finer scale':^23s}  "
+          f"{'+ view from above':^23s}   viewed")
     start = time.perf_counter()
     try:
         results = evaluate(args.models)
         print("the valid/ photos whose tiles lie in sets, end to end (grouping and rules "
-              "included): whole table state right, without -> with the view")
+              "included): whole table state right; one pass, + finer scale, + view from above")
         results["sets, whole table state right"] = evaluate_sets(args.models)
     except (FileNotFoundError, ModelsMissing) as error:
         print(f"eval_plane_view: {error}", file=sys.stderr)

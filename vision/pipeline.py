@@ -57,7 +57,8 @@ class TileReader:
 
     def __init__(self, detector, classifier, *, uncertain_below: float | None = None,
                  reject_below: float = 0.0,
-                 second_look_below: float = SECOND_LOOK_BELOW, plane_view: bool = True) -> None:
+                 second_look_below: float = SECOND_LOOK_BELOW, plane_view: bool = True,
+                 fine_scale: bool = True) -> None:
         self.detector = detector
         self.classifier = classifier
         # A detection whose detector score times best class probability is below this is
@@ -80,6 +81,10 @@ class TileReader:
         # False turns that off (the evaluation compares with and without it).
         self.plane_view = bool(plane_view)
         self.last_plane_tilt: float | None = None  # the last photo's, when it was viewed so
+        # A photo whose tiles are small in the detector's input is detected again at a finer
+        # scale (`vision.fine_scale`); False turns that off.
+        self.fine_scale = bool(fine_scale)
+        self.last_finer_side: int | None = None  # the last photo's finer input side, if any
 
     @classmethod
     def load(cls, models_dir: Path | str | None = None, profile=None, **kwargs) -> TileReader:
@@ -142,8 +147,14 @@ class TileReader:
         timings["detect"] = time.perf_counter() - start
         _add_steps(timings, "detect", self.detector)
         detections = self._classified(image_bgr, quads, scores, timings)
-        return self._on_plane(image_bgr, detections, detections.corners, timings,
-                              lambda q, s: self._classified(image_bgr, q, s, timings))
+
+        def read_finds(quads, scores):
+            return self._classified(image_bgr, quads, scores, timings)
+
+        detections = self._finer(
+            image_bgr.shape, detections, timings,
+            lambda long_side: self.detector.detect(image_bgr, long_side=long_side), read_finds)
+        return self._on_plane(image_bgr, detections, detections.corners, timings, read_finds)
 
     def read_photo(self, photo) -> TileDetections:
         """`read` for a `vision.decode.Photo`, with corners in the whole photo's pixels.
@@ -165,6 +176,14 @@ class TileReader:
         _add_steps(timings, "detect", self.detector)
         detections = self._read_from(photo, factor, _rescale(found, small.shape, photo.shape),
                                      scores, timings)
+
+        def detect_finer(long_side):
+            finer = photo.reduced(photo.reduction_for(int(DETECTION_MARGIN * long_side)))
+            quads, scores = self.detector.detect(finer, long_side=long_side)
+            return _rescale(quads, finer.shape, photo.shape), scores
+
+        detections = self._finer(photo.shape, detections, timings, detect_finer,
+                                 lambda q, s: self._read_from(photo, factor, q, s, timings))
         # The view from above is made from the detector's decode, in its pixels.
         return self._on_plane(
             small, detections, _rescale(detections.corners, photo.shape, small.shape), timings,
@@ -182,6 +201,33 @@ class TileReader:
         source = photo.reduced(factor)
         timings["decode"] += time.perf_counter() - start
         return self._classified(source, quads, scores, timings, full_shape=photo.shape)
+
+    def _finer(self, shape, detections: TileDetections, timings: dict, detect_at,
+               read_finds) -> TileDetections:
+        """`detections`, or where their tiles are small in the detector's input and the
+        photo (of `shape`) has the pixels, merged with a second pass at a finer scale
+        (`vision.fine_scale`): `detect_at(long_side)` detects at that input side and
+        `read_finds(quads, scores)` reads its finds, in the coordinates of `detections`."""
+        self.last_finer_side = None
+        long_side = getattr(self.detector, "long_side", None)
+        if not self.fine_scale or not long_side or len(detections) == 0:
+            return detections
+        from vision.fine_scale import finer_long_side
+        from vision.plane_view import merge_readings
+
+        finer = finer_long_side(long_side, getattr(self.detector, "multiple", 32),
+                                detections.corners, max(shape[:2]))
+        if finer is None:
+            return detections
+        start = time.perf_counter()
+        found, scores = detect_at(finer)
+        timings["detect.finer"] = time.perf_counter() - start
+        timings["detect"] += timings["detect.finer"]
+        self.last_finer_side = finer
+        timings["classify.first_pass"] = timings.get("classify", 0.0)  # the second adds to it
+        merged = merge_readings(detections, read_finds(found, scores))
+        self.last_timings = timings
+        return merged
 
     def _on_plane(self, image_bgr: np.ndarray, detections: TileDetections, tiles,
                   timings: dict, read_finds) -> TileDetections:
