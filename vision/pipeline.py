@@ -244,7 +244,10 @@ class TileReader:
         view = plane_view(image_bgr, tiles)
         if view is None:
             return detections
-        found, scores = self.detector.detect(view.image)
+        long_side = getattr(self.detector, "long_side", None)
+        found, scores = self.detector.detect(
+            view.image, long_side=view.detector_side(long_side, getattr(self.detector, "multiple", 32))
+            if long_side else None)
         timings["detect.plane_view"] = time.perf_counter() - start
         timings["detect"] += timings["detect.plane_view"]
         self.last_plane_tilt = view.tilt

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from vision.detections import TileDetections
+from vision.fine_scale import TARGET
 from vision.geometry import MIN_TILES, TablePlane, _apply
 
 # The view is made when the tiles' sizes say the far ones are this much smaller than the
@@ -48,6 +49,13 @@ class PlaneView:
 
     def quads_in_photo(self, quads: np.ndarray) -> np.ndarray:
         return _apply(self.to_photo, quads)
+
+    def detector_side(self, long_side: int, multiple: int = 32) -> int:
+        """The detector input's long side for this view: its tiles (TILE_HEIGHT px) as
+        long there as the finer pass makes small tiles (`vision.fine_scale.TARGET`); a
+        large view (a table of many tiles) is then not shrunk to tiles too small to find."""
+        side = max(self.image.shape[:2])
+        return max(long_side, int(side * TARGET / TILE_HEIGHT) // multiple * multiple)
 
 
 def quick_tilt(quads: np.ndarray) -> float:
