@@ -213,21 +213,14 @@ class TileReader:
         if not self.fine_scale or not long_side or len(detections) == 0:
             return detections
         from vision.fine_scale import finer_long_side
-        from vision.plane_view import merge_readings
 
         finer = finer_long_side(long_side, getattr(self.detector, "multiple", 32),
                                 detections.corners, max(shape[:2]))
         if finer is None:
             return detections
-        start = time.perf_counter()
-        found, scores = detect_at(finer)
-        timings["detect.finer"] = time.perf_counter() - start
-        timings["detect"] += timings["detect.finer"]
         self.last_finer_side = finer
-        timings["classify.first_pass"] = timings.get("classify", 0.0)  # the second adds to it
-        merged = merge_readings(detections, read_finds(found, scores))
-        self.last_timings = timings
-        return merged
+        return self._second_pass(detections, timings, "detect.finer", time.perf_counter(),
+                                 lambda: detect_at(finer), read_finds)
 
     def _on_plane(self, image_bgr: np.ndarray, detections: TileDetections, tiles,
                   timings: dict, read_finds) -> TileDetections:
@@ -238,22 +231,35 @@ class TileReader:
         self.last_plane_tilt = None
         if not self.plane_view or len(detections) == 0:
             return detections
-        from vision.plane_view import merge_readings, plane_view
+        from vision.plane_view import plane_view
 
         start = time.perf_counter()
         view = plane_view(image_bgr, tiles)
         if view is None:
             return detections
-        long_side = getattr(self.detector, "long_side", None)
-        found, scores = self.detector.detect(
-            view.image, long_side=view.detector_side(long_side, getattr(self.detector, "multiple", 32))
-            if long_side else None)
-        timings["detect.plane_view"] = time.perf_counter() - start
-        timings["detect"] += timings["detect.plane_view"]
         self.last_plane_tilt = view.tilt
+
+        def detect():
+            long_side = getattr(self.detector, "long_side", None)
+            side = view.detector_side(long_side, getattr(self.detector, "multiple", 32)) \
+                if long_side else None
+            found, scores = self.detector.detect(view.image, long_side=side)
+            return view.quads_in_photo(np.asarray(found, np.float32)), scores
+
+        return self._second_pass(detections, timings, "detect.plane_view", start, detect,
+                                 read_finds)
+
+    def _second_pass(self, detections: TileDetections, timings: dict, step: str,
+                     start: float, detect, read_finds) -> TileDetections:
+        """`detections` merged tile by tile with a second pass (`detect()` -> quads and
+        scores, read by `read_finds`), its detection timed as `step` from `start`."""
+        from vision.plane_view import merge_readings
+
+        found, scores = detect()
+        timings[step] = time.perf_counter() - start
+        timings["detect"] += timings[step]
         timings["classify.first_pass"] = timings.get("classify", 0.0)  # the second adds to it
-        second = read_finds(view.quads_in_photo(np.asarray(found, np.float32)), scores)
-        merged = merge_readings(detections, second)
+        merged = merge_readings(detections, read_finds(found, scores))
         self.last_timings = timings
         return merged
 
