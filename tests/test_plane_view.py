@@ -135,3 +135,24 @@ def test_a_table_seen_from_above_reads_exactly_as_without_the_view(readers):
     a, b = viewed.read(image), flat.read(image)
     assert viewed.last_plane_tilt is None
     assert a.codes == b.codes and np.array_equal(a.corners, b.corners)
+
+
+def test_a_photo_showing_the_horizon_keeps_every_tile_in_its_view():
+    # Taken low across the table: the far wall is in the photo, its top corners lie beyond
+    # the table's horizon and map to nowhere on the plane; the view holds all the tiles.
+    from vision.geometry import _apply
+
+    to_photo = cv2.getPerspectiveTransform(
+        np.float32([[0, 0], [1000, 0], [1000, 1000], [0, 1000]]),
+        np.float32([[450, 200], [550, 200], [1000, 750], [0, 750]]))
+    on_table = np.float64([[[x, y], [x + 60, y], [x + 60, y + 83], [x, y + 83]]
+                           for y in range(250, 1000, 110) for x in range(100, 900, 75)])
+    quads = _apply(to_photo, on_table).astype(np.float32)
+    image = np.full((750, 1000, 3), 128, np.uint8)
+    for quad in quads:
+        cv2.fillConvexPoly(image, quad.astype(np.int32), (230, 230, 230))
+    view = plane_view(image, quads)
+    assert view is not None and view.tilt > 3
+    in_view = _apply(np.linalg.inv(view.to_photo), quads.mean(axis=1))
+    h, w = view.image.shape[:2]
+    assert np.all((in_view >= 0) & (in_view < [w, h]))

@@ -103,11 +103,14 @@ def plane_view(image: np.ndarray, quads: np.ndarray, *, min_tilt: float = MIN_TI
     h, w = image.shape[:2]
     lo = on_plane.reshape(-1, 2).min(axis=0) - MARGIN * tile
     hi = on_plane.reshape(-1, 2).max(axis=0) + MARGIN * tile
-    # Only the part of the plane the photo shows (its outline is finite: the horizon is
-    # beyond the tiles, or the plane fit would have failed).
-    outline = _apply(to_plane, np.float64([[0, 0], [w, 0], [w, h], [0, h]]))
-    lo, hi = np.maximum(lo, outline.min(axis=0)), np.minimum(hi, outline.max(axis=0))
-    if np.any(hi <= lo):
+    # Only the part of the plane the photo shows, where the photo's outline lies on the
+    # plane: a photo taken low shows the horizon (the far wall), and its top corners then
+    # lie beyond it, mapped to nowhere on the plane; the tiles' own bounds do there.
+    corners = np.float64([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]])
+    if np.all(corners @ to_plane[2] > 0):
+        outline = _apply(to_plane, corners[:, :2])
+        lo, hi = np.maximum(lo, outline.min(axis=0)), np.minimum(hi, outline.max(axis=0))
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) or np.any(hi <= lo):
         return None
     scale = TILE_HEIGHT / tile
     if (hi - lo).max() * scale > MAX_SIDE:
