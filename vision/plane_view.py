@@ -117,10 +117,14 @@ def plane_view(image: np.ndarray, quads: np.ndarray, *, min_tilt: float = MIN_TI
         scale = MAX_SIDE / (hi - lo).max()
     to_view = np.array([[scale, 0, -lo[0] * scale], [0, scale, -lo[1] * scale], [0, 0, 1]])
     to_view = to_view @ to_plane
-    size = tuple(int(np.ceil(v)) for v in (hi - lo) * scale)
+    try:
+        to_photo = np.linalg.inv(to_view)
+    except np.linalg.LinAlgError:
+        return None  # a degenerate fit: no view
+    size = tuple(max(1, int(np.ceil(v))) for v in (hi - lo) * scale)
     view = cv2.warpPerspective(image, to_view, size, flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=FILL)
-    return PlaneView(view, np.linalg.inv(to_view), float(plane.tilt))
+    return PlaneView(view, to_photo, float(plane.tilt))
 
 
 def merge_readings(first: TileDetections, second: TileDetections) -> TileDetections:
