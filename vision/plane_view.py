@@ -24,7 +24,7 @@ import numpy as np
 
 from vision.detections import TileDetections
 from vision.fine_scale import TARGET
-from vision.geometry import MIN_TILES, TablePlane, _apply
+from vision.geometry import MIN_TILES, TablePlane, _apply, _areas, _heights
 
 # The view is made when the tiles' sizes say the far ones are this much smaller than the
 # near ones (the plane's `tilt`). From above, the real valid/ photos' tiles give 1.0-1.6.
@@ -65,14 +65,10 @@ def quick_tilt(quads: np.ndarray) -> float:
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
     if len(q) < MIN_TILES:
         return 1.0
-    x, y = q[..., 0], q[..., 1]
-    # shoelace over the corners 0-1-2-3
-    area = 0.5 * np.abs(x[:, 0] * (y[:, 1] - y[:, 3]) + x[:, 1] * (y[:, 2] - y[:, 0])
-                        + x[:, 2] * (y[:, 3] - y[:, 1]) + x[:, 3] * (y[:, 0] - y[:, 2]))
     a = np.ones((len(q), 3))
     a[:, 1:] = q.mean(axis=1)
     try:
-        fit = np.linalg.solve(a.T @ a, a.T @ np.cbrt(area))
+        fit = np.linalg.solve(a.T @ a, a.T @ np.cbrt(_areas(q)))
     except np.linalg.LinAlgError:
         return 1.0  # the tiles lie on one line: no plane to see
     size = a @ fit
@@ -95,9 +91,7 @@ def plane_view(image: np.ndarray, quads: np.ndarray, *, min_tilt: float = MIN_TI
         return None
     to_plane = plane.matrix
     on_plane = _apply(to_plane, quads)
-    heights = np.linalg.norm((on_plane[:, 3] - on_plane[:, 0] + on_plane[:, 2] - on_plane[:, 1])
-                             / 2, axis=1)
-    tile = float(np.median(heights))
+    tile = float(np.median(_heights(on_plane)))
     if not np.isfinite(tile) or tile <= 0:
         return None
     h, w = image.shape[:2]
