@@ -94,3 +94,22 @@ def test_decoys_lie_beside_the_tiles_never_over_a_labelled_one():
         assert not np.any(changed & (mask == 1)), f"seed {seed}: a decoy covers a tile"
         drawn += bool(changed.any())
     assert drawn >= 30  # and they are still drawn, beside the tiles
+
+
+def _over_the_box(codes) -> dict:
+    """Tiles shown more often than one box holds (two of each, two jokers)."""
+    from collections import Counter
+
+    return {code: k for code, k in Counter(codes).items() if k > 2}
+
+
+@pytest.mark.parametrize("kind", ["table", "rack_front"])
+def test_a_scene_never_shows_more_copies_of_a_tile_than_one_box_holds(kind):
+    # Four K6 on one rack is no photo a player can take; the rules' copy check would then
+    # "correct" a right reading, and the evaluation count it as a misread.
+    for seed in range(20):
+        _image, labels, _ignores = E.render_edition_scene(
+            np.random.default_rng(170_000 + seed), E.HELD_OUT["white_teal"], kind=kind,
+            width=640, height=480)
+        codes = [code for code, _quad in labels]
+        assert not _over_the_box(codes), f"seed {seed}: {_over_the_box(codes)} in {codes}"

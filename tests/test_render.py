@@ -100,3 +100,27 @@ def test_numbers_are_drawn_only_with_the_fonts_shipped_beside_the_renderer():
     for path in paths:
         assert path.startswith(str(render.FONT_DIR))
         assert (render.FONT_DIR / path).is_file()
+
+
+def test_a_box_keeps_what_it_holds_and_redraws_a_set_of_the_same_shape():
+    import numpy as np
+
+    from training.render import TileBox
+
+    rng = np.random.default_rng(5)
+    box = TileBox(rng)
+    assert box.take(["R5", "R6", "R7"]) == ["R5", "R6", "R7"]
+    assert box.take(["R5", "R6", "R7"]) == ["R5", "R6", "R7"]  # the second copies
+    run = box.take(["R5", "J", "R7"])  # no R5 or R7 left: another run of three
+    assert run[1] == "J" and run != ["R5", "J", "R7"]
+    colours, numbers = {run[0][0], run[2][0]}, (int(run[0][1:]), int(run[2][1:]))
+    assert len(colours) == 1 and numbers[1] == numbers[0] + 2
+    assert box.left["R5"] == 0 and box.left["J"] == 1
+    box = TileBox(rng)
+    for _copy in range(2):
+        assert box.take(["K6", "R6", "B6"]) == ["K6", "R6", "B6"]
+    group = box.take(["K6", "R6", "B6"])  # the third time: another group of three
+    assert len({g[1:] for g in group}) == 1 and len({g[0] for g in group}) == 3
+    assert group != ["K6", "R6", "B6"]
+    # the box draws from its own generator: the scene's next draw is as before
+    assert rng.random() == np.random.default_rng(5).random()

@@ -466,6 +466,7 @@ def _rack_front(rng, img: np.ndarray, scale: float, edition: Edition, codes_rows
     rack_col = np.asarray(_pick(rng, [(20, 20, 22), (35, 30, 28), (60, 70, 90), (200, 200, 205),
                                       (40, 60, 110)]), np.float32) * rng.uniform(0.8, 1.2)
     labels, ignores = [], []
+    box = R.TileBox(rng)  # rows given by the caller are drawn as given
 
     def pt(x, y):
         return centre + r * x + down * y
@@ -483,6 +484,7 @@ def _rack_front(rng, img: np.ndarray, scale: float, edition: Edition, codes_rows
         y_flat = -face_h * (tiers + 1.2)
         x = -rack_w / 2 + rng.uniform(0, tile_w)
         for code in R._random_codes(rng, int(rng.integers(3, 10))):
+            code = box.take([code])[0]
             c = pt(x + tile_w / 2, y_flat)
             quad = np.stack([c - r * tile_w / 2 - down * flat_h / 2,
                              c + r * tile_w / 2 - down * flat_h / 2,
@@ -505,6 +507,8 @@ def _rack_front(rng, img: np.ndarray, scale: float, edition: Edition, codes_rows
         for code in codes:
             if x + tile_w > rack_w / 2:
                 break
+            if codes_rows is None:
+                code = box.take([code])[0]
             quad = poly(x, y0, x + tile_w * 0.985, y0 + face_h)
             quad += rng.normal(0, 0.01 * tile_w, (1, 2)).astype(np.float32)
             R._draw_tile(img, R._face_for(code, edition.look(code, rng)), quad,
@@ -534,7 +538,7 @@ def _hand(rng, img: np.ndarray, scale: float, edition: Edition):
     base = np.array([w * rng.uniform(0.4, 0.6), h * rng.uniform(0.45, 0.65)], np.float32)
     tilt = rng.normal(0, 0.1)
     labels, bottoms = [], []
-    for i, code in enumerate(R._random_codes(rng, n)):
+    for i, code in enumerate(R.TileBox(rng).take(R._random_codes(rng, n))):
         k = i - (n - 1) / 2
         a = tilt + k * bend
         c = base + np.array([k * step, (k * bend) ** 2 * tile_h * 4], np.float32)
@@ -587,7 +591,7 @@ def render_edition_scene(
     if kind in ("table", "scatter", "closeup", "rack"):
         # the classic scenes of training.render, in this edition
         canvas, surface = R._surface(rng, h, w)
-        cv = R._Canvas(canvas)
+        cv = R._Canvas(canvas, rng)
         lo, hi = {"closeup": (0.08, 0.17), "rack": (0.035, 0.07)}.get(kind, (0.035, 0.08))
         scale = side * rng.uniform(lo, hi) * edition.size
         R._clutter(rng, cv.image, cv.occupied, int(rng.integers(0, 5)), scale)

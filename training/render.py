@@ -25,6 +25,8 @@ scenes the cream photos lack (racks seen from the front, hands, hard negatives) 
 from __future__ import annotations
 
 import math
+import zlib
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
@@ -356,9 +358,89 @@ def tile_quad(center, angle: float, width: float, height: float) -> np.ndarray:
                      c + r * hw - up * hh, c - r * hw - up * hh]).astype(np.float32)
 
 
+class TileBox:
+    """The tiles of one box a scene has not used yet: a photo never shows more copies of
+    a tile than a box holds (two of each, two jokers), or the rules' copy check would
+    "correct" right readings of an impossible photo.
+
+    `take(codes)` keeps the codes as drawn when the box holds them. Otherwise it draws a
+    set of the same shape that the box does hold (a run stays a run of that length, a group
+    a group, jokers where they were), or else swaps each tile the box lacks for one it holds.
+    Those draws come from the box's own generator, seeded from the scene's without drawing
+    from it, so every other draw of the scene stays as it was. A scene that uses up the
+    box opens a second one."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.left = self.full()
+        self._rng = np.random.default_rng(zlib.crc32(repr(rng.bit_generator.state).encode()))
+
+    @staticmethod
+    def full() -> Counter:
+        box = Counter({code: 2 for code in TILE_CLASSES if code != "J"})
+        box["J"] = 2
+        return box
+
+    def holds(self, codes: list[str]) -> bool:
+        return all(self.left[c] >= k for c, k in Counter(codes).items())
+
+    def take(self, codes) -> list[str]:
+        codes = [str(c) for c in codes]
+        if not self.holds(codes):
+            codes = self._like(codes)
+        self.left.subtract(codes)
+        return codes
+
+    def _like(self, codes: list[str]) -> list[str]:
+        shape = _set_shape(codes)
+        jokers = [c == "J" for c in codes]
+        for _ in range(200 if shape else 0):
+            trial = self._draw(shape, len(codes))
+            trial = ["J" if j else c for c, j in zip(trial, jokers, strict=True)]
+            if self.holds(trial):
+                return trial
+        out = []
+        for code in codes:
+            if self.left[code] - out.count(code) <= 0:
+                spare = sorted(c for c, k in self.left.items()
+                               if k - out.count(c) > 0 and (c == "J") == (code == "J"))
+                if not spare:
+                    spare = sorted(c for c, k in self.left.items() if k - out.count(c) > 0)
+                if not spare:  # the box is used up: a second box
+                    self.left.update(self.full())
+                    spare = [code]
+                code = spare[int(self._rng.integers(len(spare)))]
+            out.append(code)
+        return out
+
+    def _draw(self, shape: str, n: int) -> list[str]:
+        rng = self._rng
+        if shape == "run":
+            color = "KRBO"[int(rng.integers(4))]
+            start = int(rng.integers(1, 15 - n))
+            return [f"{color}{k}" for k in range(start, start + n)]
+        k = int(rng.integers(1, 14))
+        return [f"{c}{k}" for c in rng.permutation(list("KRBO"))[:n]]
+
+
+def _set_shape(codes: list[str]) -> str | None:
+    """"run" or "group" for codes that lie as a valid one (jokers anywhere), else None."""
+    if len(codes) < 3:
+        return None
+    tiles = [(i, c[0], int(c[1:])) for i, c in enumerate(codes) if c != "J"]
+    if len({color for _, color, _ in tiles}) <= 1 and len(codes) <= 13:
+        first = tiles[0][2] - tiles[0][0] if tiles else 1
+        if all(k == first + i for i, _, k in tiles) and first >= 1 and first + len(codes) <= 14:
+            return "run"
+    if len(codes) <= 4 and len({k for _, _, k in tiles}) <= 1 \
+            and len({color for _, color, _ in tiles}) == len(tiles):
+        return "group"
+    return None
+
+
 class _Canvas:
-    def __init__(self, image: np.ndarray, occ_scale: float = 0.25):
+    def __init__(self, image: np.ndarray, rng: np.random.Generator, occ_scale: float = 0.25):
         self.image = image
+        self.box = TileBox(rng)
         h, w = image.shape[:2]
         self.occ_scale = occ_scale
         self.occupied = np.zeros((int(h * occ_scale) + 1, int(w * occ_scale) + 1), bool)
@@ -430,6 +512,7 @@ def _place_row(rng, cv: _Canvas, codes, edition, tile_w, angle, flips=0.0, gap=(
             pos += tile_w + gaps[i]
         if cv.free(quads, 0.12):
             cv.occupy(quads)
+            codes = cv.box.take(codes)
             for code, quad in zip(codes, quads, strict=True):
                 if rng.random() < flips:
                     quad = np.roll(quad, 2, axis=0)
@@ -520,6 +603,7 @@ def _scene_rack(rng, cv: _Canvas, scale, edition):
         for code in codes:
             if x + tile_w > rack_w / 2:
                 break
+            code = cv.box.take([code])[0]
             c = center + r * (x + tile_w / 2) + down * (top + tile_h / 2)
             quad = tile_quad(c, angle + rng.normal(0, 0.01), tile_w * 0.985, tile_h)
             if rng.random() < 0.05:
@@ -631,7 +715,7 @@ def render_scene(
     if surface is not None and surface not in SURFACES:
         raise ValueError(f"surface must be one of {SURFACES}, not {surface!r}")
     canvas_img, surface = _surface(rng, h, w, surface)
-    cv = _Canvas(canvas_img)
+    cv = _Canvas(canvas_img, rng)
     side = max(w, h)
     if kind == "closeup":
         scale = side * rng.uniform(0.08, 0.17)

@@ -123,16 +123,20 @@ def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:
     if d.flip_probs is None or len(d) < 3:
         return []
     up = d.up_vectors
-    rack_up = up.sum(axis=0)
-    # Only where most tiles agree on a way up.
-    if np.linalg.norm(rack_up) < 0.5 * len(d):
+    # The rack's axis: the tiles' up vectors taken as lines, so a tile upside down on the
+    # rack lies on it as well as an upright one.
+    axis = np.linalg.eigh(up.T @ up)[1][:, -1]
+    along = up @ axis
+    ahead, behind = int((along >= COS_ALONG).sum()), int((along <= -COS_ALONG).sum())
+    if behind > ahead:
+        along, ahead, behind = -along, behind, ahead
+    # Only where the tiles along the rack mostly agree on a way up (three to one). Tiles at
+    # other angles lie on the table beside the rack, face any way and have no say.
+    if ahead < max(2, 3 * behind):
         return []
-    rack_up /= np.linalg.norm(rack_up)
     out = []
-    # Turned round means lying along the rack, upside down: tiles at other angles lie on
-    # the table beside the rack and face any way.
     other, share = d.other_way()
-    for i in np.nonzero(up @ rack_up < -COS_ALONG)[0]:
+    for i in np.nonzero(along <= -COS_ALONG)[0]:
         if other[i] != d.class_ids[i] and share[i] >= RACK_WAY_RATIO:
             out.append((int(i), int(other[i])))
     return out
