@@ -17,6 +17,9 @@ row, 1-13, then the jokers).
   reader names colour slots: a Rummy green 5 is right as the fourth slot (O5), naming the
   slot "green" being the profile's job; with a profile it must read the edition's own code
   (G5).
+- wholly inside the photo / cut by its edge: the same numbers split by whether a tile's
+  four corners all lie in the photo (a tile counts from 40 % inside, the labels' rule; a
+  tile cut through its number cannot be read by anyone).
 - after the whole photo's reading: read right once the photo is read as a whole, which is
   what the commands print: a rack by `vision.rack.read_rack` (tiles turned against the
   rack's way re-read, copy counts; what `rummikub score` totals), a table by
@@ -60,7 +63,10 @@ def score(reader, photos, own_codes: bool, edition, rack: bool = False) -> dict:
 
     slot_to_own = {slot: own for own, slot in edition.letters}
     found = right = extra = total = right_whole = 0
+    # the same for the tiles wholly inside the photo (the rest are cut by its edge)
+    framed = framed_found = framed_right = framed_right_whole = 0
     for image, labels in photos:
+        height, width = image.shape[:2]
         det = reader.read(image)
         if not len(det):
             whole = []
@@ -75,14 +81,22 @@ def score(reader, photos, own_codes: bool, edition, rack: bool = False) -> dict:
         total += len(labels)
         found += len(pairs)
         extra += len(det) - len(pairs)
+        inside = [bool(np.all((q >= 0) & (q <= (width - 1, height - 1)))) for q in polygons]
+        framed += sum(inside)
         for d, k in pairs:
             want = labels[k][0]
             if own_codes and want != "J":
                 want = slot_to_own.get(want[0], want[0]) + want[1:]
             right += det.codes[d] == want
             right_whole += whole[d] == want
+            if inside[k]:
+                framed_found += 1
+                framed_right += det.codes[d] == want
+                framed_right_whole += whole[d] == want
     return {"tiles": total, "found": found, "read_right": right, "extra": extra,
-            "read_right_whole": right_whole}
+            "read_right_whole": right_whole, "in_frame": framed, "in_frame_found": framed_found,
+            "in_frame_read_right": framed_right,
+            "in_frame_read_right_whole": framed_right_whole}
 
 
 def evaluate(models_dir=None, photos: int = 20, log=print) -> dict:
@@ -158,6 +172,16 @@ def report(results: dict, photos: int) -> str:
                      f"{_pct(right, tiles)} (after the whole photo's reading "
                      f"{_pct(whole, tiles)})   (targets >= 99 % each, on the first two) "
                      f"{'PASS' if ok else 'NOT MET'}")
+        sums = {key: sum(w[key] for w in withs) for key in
+                ("in_frame", "in_frame_found", "in_frame_read_right", "in_frame_read_right_whole")}
+        framed, cut = sums["in_frame"], tiles - sums["in_frame"]
+        lines.append(
+            f"  with a profile, the {framed} tiles wholly inside the photo: found "
+            f"{_pct(sums['in_frame_found'], framed)}, read right "
+            f"{_pct(sums['in_frame_read_right'], framed)} (after the whole reading "
+            f"{_pct(sums['in_frame_read_right_whole'], framed)}); the {cut} cut by its edge "
+            f"(40-99 % inside): found {_pct(found - sums['in_frame_found'], cut)}, read right "
+            f"{_pct(right - sums['in_frame_read_right'], cut)}")
     return "\n".join(lines)
 
 

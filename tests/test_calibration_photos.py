@@ -218,5 +218,9 @@ def test_the_editions_eval_reads_each_held_out_edition_with_and_without_a_profil
         assert row["with"] is not None, (key, row["why_no_profile"])
         assert row["with"]["tiles"] == row["without"]["tiles"] > 0
         assert 0 <= row["with"]["read_right_whole"] <= row["with"]["found"]
+        # tiles wholly inside the photo are a part of the tiles, found among the found
+        assert 0 < row["with"]["in_frame"] <= row["with"]["tiles"]
+        assert row["with"]["in_frame_found"] <= min(row["with"]["in_frame"], row["with"]["found"])
     text = report(results, 1)
     assert "with a profile, all: found" in text and "a rack by `read_rack`" in text
+    assert "tiles wholly inside the photo: found" in text and "cut by its edge" in text

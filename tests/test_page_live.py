@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+import cv2
 import pytest
 
 from tests.page_helpers import (
@@ -189,6 +190,14 @@ def test_a_live_game_from_first_meld_to_score_sheet(server, tmp_path):
         expect(rack.locator(".rack-total")).to_be_visible(timeout=30_000)
         proposal = state(page, "s.racks.Ben")
         assert len(proposal["tiles"]) == 14
+        expect(rack.locator(".rack-warning")).to_have_count(0)  # the whole rack is in it
+        # The same rack with the photo's right edge through its last tile: the card says so.
+        cut = tmp_path / "rack_cut.jpg"
+        marble = cv2.imread(str(SAMPLES / "rack_marble.jpg"))
+        cv2.imwrite(str(cut), marble[:, :932])  # 3/4 of K12, the top row's last tile
+        rack.locator(".rack-photo").set_input_files(str(cut))
+        expect(rack.locator(".rack-warning")).to_contain_text("photograph the whole rack",
+                                                              timeout=30_000)
         # A player corrects the proposal before it counts: the typed codes are re-scored.
         rack.locator(".rack-codes").fill("R5 J K13")
         rack.locator(".rack-codes").dispatch_event("change")

@@ -128,5 +128,12 @@ def test_photo_mode_reading_correction_verdict_and_reload(server, tmp_path):
                                                                             timeout=30_000)
         expect(page.locator("#table-summary")).to_contain_text("J=O3")
         expect(page.locator("#photo")).to_be_visible()
+        # Its sets run off the photo: the player is told which tiles the edge may cut.
+        edge = page.evaluate("() => window.rummikub.state.reading.edge_tiles.length")
+        assert edge >= 8
+        expect(page.locator("#table-summary .edge-warning")).to_contain_text(
+            f"{edge} tiles at the photo's edge")
+        expect(page.locator("#table-summary .edge-warning")).to_contain_text(
+            "Photograph the whole table")
         assert not errors, errors
         browser.close()

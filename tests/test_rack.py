@@ -122,3 +122,11 @@ def test_rows_follow_a_rack_seen_from_the_side(elevation, yaw):
     rack = read_rack(detections_from(codes, list(quads)), RULES)
     assert rack.rows == rows
     assert rows_of(rack.detections, plane=False) != rows
+
+
+def test_a_rack_tile_at_the_photos_edge_is_named_with_the_total():
+    codes = ["R1", "K13", "B5", "O7"]
+    rack = read_rack(detections_from(codes, row(codes, x=100)), RULES, frame=(240, 400))
+    assert rack.edge == [3] and rack.to_json()["edge_tiles"] == [3]
+    assert any("(ids 3)" in w and "photograph the whole rack" in w for w in rack.warnings)
+    assert read_rack(detections_from(codes, row(codes, x=100)), RULES, frame=(800, 600)).edge == []

@@ -127,3 +127,21 @@ def test_scan_real_photos(real_photos_dir):
             assert obj["tiles"] == []
         else:
             assert obj["tiles"]
+
+
+@needs_models
+def test_scan_names_the_tiles_the_photos_edge_cuts():
+    # The sample table is rendered with sets running off the photo (R4 at the top edge is
+    # cut through, its corner 13 px outside): the reading says which tiles touch the edge.
+    result = scan(REPO_ROOT / "sample_images" / "table_runs_groups.jpg", "--json")
+    obj = json.loads(result.stdout)[0]
+    edge = obj["edge_tiles"]
+    assert len(edge) >= 8
+    for tile in obj["tiles"]:
+        xs = [x for x, _y in tile["corners"]]
+        ys = [y for _x, y in tile["corners"]]
+        touches = min(xs) <= 0 or min(ys) <= 0 or max(xs) >= 999 or max(ys) >= 749
+        assert touches == (tile["id"] in edge)
+    assert any(f"{len(edge)} tile(s) at the photo's edge" in w for w in obj["warnings"])
+    assert "at the photo's edge" in scan(REPO_ROOT / "sample_images" / "table_runs_groups.jpg"
+                                         ).stdout

@@ -242,6 +242,8 @@ def test_a_rack_is_scored_from_a_photo_or_from_typed_codes(client, app):
     from_photo = upload(client, game, "racks", sample_bytes("rack_marble.jpg"),
                         data={"player": "Ben"}).json()
     assert len(from_photo["tiles"]) == 14 and from_photo["photo_id"]
+    # the whole rack is in the photo: nothing at its edge, and the reading's doubts are said
+    assert from_photo["edge_tiles"] == [] and isinstance(from_photo["warnings"], list)
     from referee import parse_tiles, rack_penalty
 
     assert from_photo["total"] == rack_penalty(parse_tiles(from_photo["tiles"]))

@@ -19,7 +19,8 @@ RULES = edition("original")
 def test_empty_table_is_valid():
     reading = judge_table(TileDetections.empty(), RULES)
     assert reading.sets == [] and reading.table_valid
-    assert reading.to_json() == {"sets": [], "loose": [], "table_valid": True, "suggestion": None}
+    assert reading.to_json() == {"sets": [], "loose": [], "table_valid": True, "suggestion": None,
+                                 "edge_tiles": []}
 
 
 def test_valid_sets_and_json_shape():
@@ -252,3 +253,17 @@ def test_the_quick_copy_count_finds_a_problem_exactly_where_copy_problems_does(n
         assert _may_break_the_box(ids, labels, rules) == expected
         seen.add(expected)
     assert seen == {True, False}
+
+
+def test_tiles_at_the_photos_edge_are_named_so_the_player_photographs_the_whole_table():
+    # The frame may cut a tile's number off, or hide a tile beyond it: most of the tiles a
+    # reader misses lie there, so the reading says which tiles touch the edge.
+    codes = ["R5", "R6", "R7"]
+    cut = judge_table(detections_from(codes, row(codes, x=10)), RULES, frame=(640, 480))
+    assert cut.edge == [0] and cut.to_json()["edge_tiles"] == [0]
+    assert any("1 tile(s) at the photo's edge (ids 0)" in w and "the whole table" in w
+               for w in cut.warnings)
+    inside = judge_table(detections_from(codes, row(codes, x=100)), RULES, frame=(640, 480))
+    assert inside.edge == [] and not any("edge" in w for w in inside.warnings)
+    # without the photo's size nothing is said
+    assert judge_table(detections_from(codes, row(codes, x=10)), RULES).edge == []

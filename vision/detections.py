@@ -104,6 +104,16 @@ class TileDetections:
     def centers(self) -> np.ndarray:
         return self.corners.mean(axis=1)
 
+    def at_edge(self, width: int, height: int) -> np.ndarray:
+        """(N,) True for each tile whose outline reaches the edge of a `width` x `height`
+        photo: a tile the frame may cut (its number, or part of it, outside the photo)."""
+        if len(self) == 0:
+            return np.zeros(0, bool)
+        q = np.asarray(self.corners, np.float64)
+        low = q.min(axis=1)
+        high = q.max(axis=1)
+        return (low <= 0).any(axis=1) | (high >= (width - 1, height - 1)).any(axis=1)
+
     @property
     def up_vectors(self) -> np.ndarray:
         """(N, 2) unit vectors from each tile's foot to its top, the way its number reads."""

@@ -31,6 +31,7 @@ class RackReading:
     rows: list[list[int]] = field(default_factory=list)
     total: int = 0
     warnings: list[str] = field(default_factory=list)
+    edge: list[int] = field(default_factory=list)  # at the photo's edge: may be cut off
 
     @property
     def codes(self) -> list[str]:
@@ -43,6 +44,7 @@ class RackReading:
             "rows": [[int(i) for i in row] for row in self.rows],
             "total": int(self.total),
             "warnings": list(self.warnings),
+            "edge_tiles": [int(i) for i in self.edge],
         })
         return out
 
@@ -86,9 +88,12 @@ def rows_of(detections: TileDetections, plane: bool = True) -> list[list[int]]:
     return [sorted(row, key=lambda i: along[i]) for row in rows]
 
 
-def read_rack(detections: TileDetections, rules=None) -> RackReading:
+def read_rack(detections: TileDetections, rules=None, *,
+              frame: tuple[int, int] | None = None) -> RackReading:
+    """The tiles of one rack photo, re-read with the rack's way and the copy counts, and
+    their total. `frame`: the photo's (width, height), to warn about tiles its edge may cut."""
     from referee import DEFAULT_RULES, Tile, copy_problems, rack_penalty
-    from vision.table import _fix_copies, _read_turned
+    from vision.table import _fix_copies, _read_turned, edge_tiles, edge_warning
 
     rules = rules or DEFAULT_RULES
     labels = tuple(detections.labels)
@@ -109,12 +114,14 @@ def read_rack(detections: TileDetections, rules=None) -> RackReading:
                            detections.class_probs, ids, labels, detections.uncertain.copy())
     for i in rereads:
         fixed.uncertain[i] = True
+    edge = edge_tiles(fixed, frame)
+    warnings.extend(edge_warning(edge, "rack"))
     doubtful = [int(i) for i in np.nonzero(fixed.uncertain)[0]]
     if doubtful:
         warnings.append(f"{len(doubtful)} tile(s) read with low confidence: ids "
                         f"{', '.join(map(str, doubtful))}; check the total")
     total = rack_penalty([Tile.from_code(c) for c in fixed.codes], rules)
-    return RackReading(fixed, rows_of(fixed), total, warnings)
+    return RackReading(fixed, rows_of(fixed), total, warnings, edge)
 
 
 def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:

@@ -69,6 +69,7 @@ class TableReading:
     warnings: list[str] = field(default_factory=list)
     rereads: dict[int, tuple[str, str]] = field(default_factory=dict)  # id -> (was, now)
     faint: list[int] = field(default_factory=list)  # loose, barely seen, not counted
+    edge: list[int] = field(default_factory=list)  # at the photo's edge: may be cut off
 
     def to_json(self) -> dict:
         sets = []
@@ -89,6 +90,7 @@ class TableReading:
             "loose": [int(i) for i in self.loose],
             "table_valid": bool(self.table_valid),
             "suggestion": self.suggestion,
+            "edge_tiles": [int(i) for i in self.edge],
         }
 
 
@@ -127,8 +129,11 @@ def _log(p: float) -> float:
 
 # ----------------------------------------------------------------------------- judging
 def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
-                layout: Layout | None = None) -> TableReading:
-    """Group, re-read with the rules, and judge the tiles of one table photo."""
+                layout: Layout | None = None,
+                frame: tuple[int, int] | None = None) -> TableReading:
+    """Group, re-read with the rules, and judge the tiles of one table photo.
+
+    `frame`: the photo's (width, height), to warn about tiles its edge may cut."""
     from referee import DEFAULT_RULES, SearchBudgetExceeded, TooManyTiles, arrange, copy_problems
 
     rules = rules or DEFAULT_RULES
@@ -262,6 +267,8 @@ def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
             f"{confidence[i]:.2f}): maybe no tile at all, not counted against the table; "
             f"check there"
         )
+    edge = edge_tiles(out, frame)
+    warnings.extend(edge_warning(edge, "table"))
     doubtful = [i for i in range(n) if uncertain[i]]
     if doubtful:
         warnings.append(
@@ -283,7 +290,24 @@ def judge_table(detections: TileDetections, rules=None, *, suggest: bool = True,
         if arranged:
             suggestion = [[t.code() for t in s] for s in arranged]
     return TableReading(out, sets, loose, verdicts, table_valid, suggestion, warnings, rereads,
-                        faint)
+                        faint, edge)
+
+
+def edge_tiles(detections: TileDetections, frame: tuple[int, int] | None) -> list[int]:
+    """The tiles at the edge of a photo of `frame` = (width, height) (none without it)."""
+    if frame is None or len(detections) == 0:
+        return []
+    return [int(i) for i in np.nonzero(detections.at_edge(*frame))[0]]
+
+
+def edge_warning(edge: list[int], what: str) -> list[str]:
+    """The warning for tiles at the photo's edge: the frame may cut a tile's number off or
+    hide a tile beyond it, and the readings and totals then miss it (most tiles the reader
+    misses are cut by the edge)."""
+    if not edge:
+        return []
+    return [f"{len(edge)} tile(s) at the photo's edge (ids {', '.join(map(str, edge))}): "
+            f"the edge may cut them or hide more; photograph the whole {what}"]
 
 
 def _read_turned(turned, ids, corners, labels, rereads, warnings, because: str) -> None:

@@ -106,6 +106,7 @@ class _Reader:
         self.models_dir = models_dir
         self.profile = profile
         self._reader = None
+        self.frame: tuple[int, int] | None = None  # the last photo's (width, height)
 
     def read(self, path: str):
         from vision.decode import PhotoError, open_photo
@@ -121,7 +122,9 @@ class _Reader:
             self._reader = load_profile(self._reader, self.profile)
         try:
             # checked now; decoded (only as far as the reading needs) by the reader
-            return self._reader.read(open_photo(path))
+            photo = open_photo(path)
+            self.frame = (photo.width, photo.height)
+            return self._reader.read(photo)
         except PhotoError as error:
             message = str(error)
             raise _error(message if str(path) in message else f"{path}: {message}") from None
@@ -222,7 +225,7 @@ def score_photo(args: argparse.Namespace) -> int:
         raise _error("score: give a rack photo")
     rules = _rules(args)
     reader = _Reader(getattr(args, "models", None), getattr(args, "profile", None))
-    rack = read_rack(reader.read(str(photo)), rules)
+    rack = read_rack(reader.read(str(photo)), rules, frame=reader.frame)
     if getattr(args, "json", False):
         _print_json({**rack.to_json(str(photo)), "edition": rules.name})
         return 0
@@ -255,7 +258,7 @@ def run_round(args: argparse.Namespace) -> int:
         if photo == "-":
             racks[name], readings[name] = [], None
             continue
-        reading = read_rack(reader.read(photo), rules)
+        reading = read_rack(reader.read(photo), rules, frame=reader.frame)
         readings[name] = reading
         racks[name] = [Tile.from_code(c) for c in reading.detections.codes]
     try:

@@ -58,7 +58,7 @@ def scan_photo(reader, path: str, *, rules, annotator=None,
     from vision.table import judge_table
 
     photo = open_photo(path)  # checked now; decoded only as far as the reading needs
-    table = judge_table(reader.read(photo), rules)
+    table = judge_table(reader.read(photo), rules, frame=(photo.width, photo.height))
     detections = table.detections  # the rules may have re-read a tile
     result: dict = {
         "photo": str(path),

@@ -255,7 +255,7 @@ def reading_json(d: TileDetections, rules: Rules, width: int, height: int,
     """The `rummikub scan --json` object of one photo (plus `photo_id`)."""
     from vision.table import judge_table
 
-    table = judge_table(d, rules)
+    table = judge_table(d, rules, frame=(int(width), int(height)))
     result = {"photo": photo_id, "photo_id": photo_id, "width": int(width),
               "height": int(height), "tiles": table.detections.to_json()}
     result.update(table.to_json())
@@ -913,12 +913,13 @@ class GameService:
 
         row = self.row(game_id)
         self._player(row, player)
-        rack = read_rack(self._read(photo), self.rules(row))
+        rack = read_rack(self._read(photo), self.rules(row), frame=(photo.width, photo.height))
         photo_id = self.storage.add_photo(game_id, photo.data, "rack", photo.content_type)
         codes = rack.detections.codes
         return {"player": player, "tiles": [codes[i] for r in rack.rows for i in r],
                 "rows": [[codes[i] for i in r] for r in rack.rows], "total": int(rack.total),
-                "photo_id": photo_id, "warnings": list(rack.warnings)}
+                "photo_id": photo_id, "warnings": list(rack.warnings),
+                "edge_tiles": list(rack.edge)}
 
     @staticmethod
     def _player(row: GameRow, player: str) -> None:

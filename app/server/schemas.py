@@ -116,6 +116,8 @@ class Reading(Out):
     table_valid: bool
     suggestion: list[list[str]] | None
     warnings: list[str]
+    # tiles at the photo's edge, which it may cut off (readings stored before it: none)
+    edge_tiles: list[int] = Field(default_factory=list)
     reading_id: int | None = None
     stable_since: float | None = None
     # Where its pixels come from (one camera, or one photo): a correction holds by place
@@ -224,6 +226,9 @@ class RackOut(Out):
     rows: list[list[str]]
     total: int
     photo_id: str | None
+    # what the reading doubts (low confidence, tiles at the photo's edge): check the total
+    warnings: list[str] = Field(default_factory=list)
+    edge_tiles: list[int] = Field(default_factory=list)
 
 
 class StartDrawOut(Out):

@@ -548,7 +548,9 @@ function renderSummary() {
   const byId = new Map((r.tiles || []).map((t) => [t.id, t]));
   const loose = (r.loose || []).map((id) => byId.get(id)).filter(Boolean);
   const uncertain = (r.tiles || []).filter((t) => t.uncertain).length;
+  const edge = (r.edge_tiles || []).length;
   el.innerHTML = head + `<ul class="sets">${rows}</ul>` +
+    (edge ? `<p class="edge-warning"><b>${plural(edge, "tile")} at the photo's edge:</b> the edge may cut ${edge === 1 ? "it" : "them"} or hide more. Photograph the whole table.</p>` : "") +
     (r.corrections_dropped ? `<p class="small"><b>Corrections made with the other phone's camera (or another photo) no longer apply: correct again if needed.</b></p>` : "") +
     (loose.length ? `<p>Loose: ${chips(loose)}</p>` : "") +
     (uncertain ? `<p class="muted small">${plural(uncertain, "tile")} marked ? ${uncertain === 1 ? "is" : "are"} uncertain: tap ${uncertain === 1 ? "it" : "one"} on the picture to correct it.</p>` : `<p class="muted small">Tap a tile on the picture to correct a misread.</p>`);
@@ -829,6 +831,7 @@ function renderRacks() {
       <label>Tiles left on the rack (codes: K black, R red, B blue, O orange, J joker)
         <input type="text" class="rack-codes" autocomplete="off" autocapitalize="characters" value="${esc(r.codes || "")}" placeholder="R5 J K13"></label>
       <div class="rack-tiles">${r.tiles ? `${chips(r.tiles)} <b class="rack-total">${esc(r.total)} points</b>` : ""}</div>
+      ${(r.warnings || []).map((w) => `<p class="small rack-warning">${esc(w)}</p>`).join("")}
       <label class="switch"><input type="checkbox" class="rack-ok" ${r.confirmed ? "checked" : ""} ${r.tiles ? "" : "disabled"}>
         These are ${esc(p)}'s tiles</label>
     </div>`;
@@ -842,7 +845,7 @@ function updateCountButton() {
 }
 
 function applyRack(player, r) {
-  state.racks[player] = { codes: (r.tiles || []).join(" "), tiles: r.tiles || [], total: r.total, confirmed: false, photo_id: r.photo_id };
+  state.racks[player] = { codes: (r.tiles || []).join(" "), tiles: r.tiles || [], total: r.total, confirmed: false, photo_id: r.photo_id, warnings: r.warnings || [] };
   renderRacks();
 }
 
