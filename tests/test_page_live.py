@@ -196,8 +196,9 @@ def test_a_live_game_from_first_meld_to_score_sheet(server, tmp_path):
         marble = cv2.imread(str(SAMPLES / "rack_marble.jpg"))
         cv2.imwrite(str(cut), marble[:, :932])  # 3/4 of K12, the top row's last tile
         rack.locator(".rack-photo").set_input_files(str(cut))
-        expect(rack.locator(".rack-warning")).to_contain_text("photograph the whole rack",
-                                                              timeout=30_000)
+        expect(rack.locator(".rack-warning")).to_contain_text(
+            "1 tile at the photo's edge", timeout=30_000)
+        expect(rack.locator(".rack-warning")).to_contain_text("Photograph the whole rack")
         # A player corrects the proposal before it counts: the typed codes are re-scored.
         rack.locator(".rack-codes").fill("R5 J K13")
         rack.locator(".rack-codes").dispatch_event("change")

@@ -831,7 +831,7 @@ function renderRacks() {
       <label>Tiles left on the rack (codes: K black, R red, B blue, O orange, J joker)
         <input type="text" class="rack-codes" autocomplete="off" autocapitalize="characters" value="${esc(r.codes || "")}" placeholder="R5 J K13"></label>
       <div class="rack-tiles">${r.tiles ? `${chips(r.tiles)} <b class="rack-total">${esc(r.total)} points</b>` : ""}</div>
-      ${(r.warnings || []).map((w) => `<p class="small rack-warning">${esc(w)}</p>`).join("")}
+      ${r.edge ? `<p class="small rack-warning"><b>${plural(r.edge, "tile")} at the photo's edge:</b> the edge may cut ${r.edge === 1 ? "it" : "them"} or hide more. Photograph the whole rack.</p>` : ""}
       <label class="switch"><input type="checkbox" class="rack-ok" ${r.confirmed ? "checked" : ""} ${r.tiles ? "" : "disabled"}>
         These are ${esc(p)}'s tiles</label>
     </div>`;
@@ -845,7 +845,7 @@ function updateCountButton() {
 }
 
 function applyRack(player, r) {
-  state.racks[player] = { codes: (r.tiles || []).join(" "), tiles: r.tiles || [], total: r.total, confirmed: false, photo_id: r.photo_id, warnings: r.warnings || [] };
+  state.racks[player] = { codes: (r.tiles || []).join(" "), tiles: r.tiles || [], total: r.total, confirmed: false, photo_id: r.photo_id, edge: (r.edge_tiles || []).length };
   renderRacks();
 }
 
