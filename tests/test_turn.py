@@ -241,3 +241,16 @@ def test_a_faint_tile_matched_to_a_clear_one_is_counted_in_both_photos():
     assert turn.before.faint == [3]
     assert sorted(t.code() for t in turn.verdict.played) == _played_codes(turn) == ["B6", "B7"]
     assert turn.verdict.legal, turn.verdict.problems
+
+
+def test_a_turn_names_the_tiles_at_each_photos_edge():
+    # The new set was laid at the far edge of the AFTER photo: its last tile may be cut.
+    before_codes, before_quads = _table([(["R3", "R4", "R5"], (100, 100))])
+    after_codes, after_quads = _table([(["R3", "R4", "R5"], (100, 100)),
+                                       (["K7", "B7", "O7"], (560, 300))])
+    turn = judge_turn(detections_from(before_codes, before_quads),
+                      detections_from(after_codes, after_quads), rules=RULES,
+                      frames=((640, 480), (640, 480)))
+    assert turn.before.edge == [] and turn.after.edge == [5]
+    assert turn.to_json()["after"]["edge_tiles"] == [5]
+    assert any("photograph the whole table" in w for w in turn.after.warnings)

@@ -193,17 +193,19 @@ def _in_valid_sets(reading: TableReading) -> set[int]:
 
 
 def _keep_valid_after_sets(after: TileDetections, combined: dict, doubt: set, rules,
-                           layout: Layout | None = None):
+                           layout: Layout | None = None,
+                           frame: tuple[int, int] | None = None):
     """(combined, merged): `combined` (merged class probabilities per matched pair), where
     a pair whose merged reading breaks a set that the AFTER photo alone reads as valid takes
     the AFTER photo's own probabilities instead, in both photos: one tile, read as its
     valid set says; `merged` is the AFTER table judged with them. `layout` is the AFTER
-    photo's grouping into lines (it depends on the corners alone, so it is made once)."""
+    photo's grouping into lines (it depends on the corners alone, so it is made once);
+    `frame` its (width, height)."""
     combined = dict(combined)
     alone = None  # what `scan AFTER` says; judged only when a merged set is invalid
     for _round in range(3):
         merged = judge_table(_with_probs(after, {a: p for (_b, a), p in combined.items()},
-                                         doubt=doubt), rules, layout=layout)
+                                         doubt=doubt), rules, layout=layout, frame=frame)
         in_invalid = {i for ids, v in zip(merged.sets, merged.verdicts, strict=True)
                       if not v.valid for i in ids}
         suspects = [(b, a) for (b, a) in combined if a in in_invalid]
@@ -220,17 +222,20 @@ def _keep_valid_after_sets(after: TileDetections, combined: dict, doubt: set, ru
             combined[(b, a)] = after.class_probs[a]
     else:
         merged = judge_table(_with_probs(after, {a: p for (_b, a), p in combined.items()},
-                                         doubt=doubt), rules, layout=layout)
+                                         doubt=doubt), rules, layout=layout, frame=frame)
     return combined, merged
 
 
 # ----------------------------------------------------------------------------- judging
 def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
-               rack: TileDetections | list | None = None, first_meld: bool = False) -> TurnReading:
+               rack: TileDetections | list | None = None, first_meld: bool = False,
+               frames: tuple[tuple[int, int] | None, tuple[int, int] | None] = (None, None)
+               ) -> TurnReading:
     """The referee's turn check from the tiles of a BEFORE and an AFTER photo.
 
     `rack` is the player's rack before the turn (detections of a rack photo, or a list of
-    referee Tiles); None means the played tiles are taken to come from the rack.
+    referee Tiles); None means the played tiles are taken to come from the rack. `frames`:
+    the two photos' (width, height), to name the tiles at their edges.
     """
     from referee import DEFAULT_RULES, Tile, check_turn
 
@@ -239,12 +244,13 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
     was_b = [before.labels[k] for k in before.class_ids]
     was_a = [after.labels[k] for k in after.class_ids]
     combined, merged = _keep_valid_after_sets(after, combined, {a for _b, a in misread}, rules,
-                                              group_lines(after.corners) if len(after) else None)
+                                              group_lines(after.corners) if len(after) else None,
+                                              frames[1])
     before = _with_probs(before, {b: p for (b, _a), p in combined.items()},
                          doubt={b for b, _a in misread})
     after = _with_probs(after, {a: p for (_b, a), p in combined.items()},
                         doubt={a for _b, a in misread})
-    table_b = judge_table(before, rules, suggest=False)
+    table_b = judge_table(before, rules, suggest=False, frame=frames[0])
     table_a = merged  # judged from these very probabilities
     warnings = [f"tile {a} read {was_a[a]} after but {was_b[b]} before on the same spot: "
                 f"taken as one tile, {after.codes[a]}; check it" for b, a in misread]

@@ -168,13 +168,16 @@ def run_turn(args: argparse.Namespace) -> int:
     rules = _rules(args)
     reader = _Reader(args.models, args.profile)
     before = reader.read(args.before)
+    before_frame = reader.frame
     after = reader.read(args.after)
+    frames = (before_frame, reader.frame)
     rack = None
     if args.rack:
         from vision.rack import read_rack
 
         rack = read_rack(reader.read(args.rack), rules).detections
-    turn = judge_turn(before, after, rules=rules, rack=rack, first_meld=args.first_meld)
+    turn = judge_turn(before, after, rules=rules, rack=rack, first_meld=args.first_meld,
+                      frames=frames)
     if args.json:
         _print_json({"before_photo": args.before, "after_photo": args.after, **turn.to_json()})
         return 0 if turn.verdict.legal else 1
