@@ -376,9 +376,9 @@ class TileBox:
 
     @staticmethod
     def full() -> Counter:
-        box = Counter({code: 2 for code in TILE_CLASSES if code != "J"})
-        box["J"] = 2
-        return box
+        from bench.synth_tables import full_box
+
+        return full_box()
 
     def holds(self, codes: list[str]) -> bool:
         return all(self.left[c] >= k for c, k in Counter(codes).items())
