@@ -12,14 +12,20 @@ rendered calibration photo of that edition (`render_calibration_layout`: one col
 row, 1-13, then the jokers).
 
 - found: a labelled tile with a detection whose centre lies inside its quad (one-to-one,
-  `bench.eval_vision.match_centres`); extra: detections on no tile.
+  `bench.eval_vision.match_centres`); extra: detections on no tile the labels count;
+  false finds: those of them on no tile at all (not even one the labels leave out, hidden
+  or mostly outside the photo): a sticker, a knot, a logo.
 - read right: of the labelled tiles, found and read as the tile. Without a profile the
   reader names colour slots: a Rummy green 5 is right as the fourth slot (O5), naming the
   slot "green" being the profile's job; with a profile it must read the edition's own code
   (G5).
 - wholly inside the photo / cut by its edge: the same numbers split by whether a tile's
-  four corners all lie in the photo (a tile counts from 40 % inside, the labels' rule; a
-  tile cut through its number cannot be read by anyone).
+  four corners all lie in the photo (a tile counts from 40 % inside, the labels' rule).
+- number in the photo / number cut: split again by whether the box the edition prints the
+  number (or the joker's face) in, `training.editions.number_box`, lies wholly in the
+  photo. A tile whose number the photo's edge crosses is told apart, if at all, by what is
+  left of its number; the reader names such tiles (`edge_tiles`) and asks for the whole
+  table.
 - after the whole photo's reading: read right once the photo is read as a whole, which is
   what the commands print: a rack by `vision.rack.read_rack` (tiles turned against the
   rack's way re-read, copy counts; what `rummikub score` totals), a table by
@@ -51,6 +57,31 @@ def _pct(a: int, b: int) -> str:
     return f"{100 * a / b:6.2f} %" if b else "     -  "
 
 
+_FACE = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+
+
+def number_inside(code: str, quad: np.ndarray, edition, width: int, height: int) -> bool:
+    """Whether the number of the tile labelled `code` at `quad` lies wholly in a `width` x
+    `height` photo. A label's quad runs from the upright face's top-left corner clockwise,
+    the order `training.render` draws the face onto it in."""
+    import cv2
+
+    from training.editions import number_box
+
+    left, top, right, bottom = number_box(code, edition)
+    to_quad = cv2.getPerspectiveTransform(_FACE, np.asarray(quad, np.float32))
+    box = np.float32([[[left, top]], [[right, top]], [[right, bottom]], [[left, bottom]]])
+    corners = cv2.perspectiveTransform(box, to_quad).reshape(-1, 2)
+    return bool(np.all((corners >= 0) & (corners <= (width - 1, height - 1))))
+
+
+def _on_a_tile(point, quads) -> bool:
+    import cv2
+
+    p = (float(point[0]), float(point[1]))
+    return any(cv2.pointPolygonTest(np.asarray(q, np.float32), p, False) >= 0 for q in quads)
+
+
 def score(reader, photos, own_codes: bool, edition, rack: bool = False) -> dict:
     """found / read right / extra over `photos` [(image, labels)], and read right after the
     photo's reading as a whole: `vision.rack.read_rack` with `rack` (what `rummikub score`
@@ -65,7 +96,10 @@ def score(reader, photos, own_codes: bool, edition, rack: bool = False) -> dict:
     found = right = extra = total = right_whole = 0
     # the same for the tiles wholly inside the photo (the rest are cut by its edge)
     framed = framed_found = framed_right = framed_right_whole = 0
-    for image, labels in photos:
+    # and for the tiles whose number lies in the photo (the rest have it cut by its edge)
+    legible = legible_found = legible_right = legible_right_whole = 0
+    false_finds = 0
+    for image, labels, ignored in photos:
         height, width = image.shape[:2]
         det = reader.read(image)
         if not len(det):
@@ -81,8 +115,13 @@ def score(reader, photos, own_codes: bool, edition, rack: bool = False) -> dict:
         total += len(labels)
         found += len(pairs)
         extra += len(det) - len(pairs)
+        matched = {d for d, _k in pairs}
+        false_finds += sum(not _on_a_tile(centres[d], polygons + ignored)
+                           for d in range(len(det)) if d not in matched)
         inside = [bool(np.all((q >= 0) & (q <= (width - 1, height - 1)))) for q in polygons]
         framed += sum(inside)
+        number_in = [number_inside(code, q, edition, width, height) for code, q in labels]
+        legible += sum(number_in)
         for d, k in pairs:
             want = labels[k][0]
             if own_codes and want != "J":
@@ -93,10 +132,17 @@ def score(reader, photos, own_codes: bool, edition, rack: bool = False) -> dict:
                 framed_found += 1
                 framed_right += det.codes[d] == want
                 framed_right_whole += whole[d] == want
+            if number_in[k]:
+                legible_found += 1
+                legible_right += det.codes[d] == want
+                legible_right_whole += whole[d] == want
     return {"tiles": total, "found": found, "read_right": right, "extra": extra,
+            "false_finds": false_finds,
             "read_right_whole": right_whole, "in_frame": framed, "in_frame_found": framed_found,
             "in_frame_read_right": framed_right,
-            "in_frame_read_right_whole": framed_right_whole}
+            "in_frame_read_right_whole": framed_right_whole, "number_in": legible,
+            "number_in_found": legible_found, "number_in_read_right": legible_right,
+            "number_in_read_right_whole": legible_right_whole}
 
 
 def evaluate(models_dir=None, photos: int = 20, log=print) -> dict:
@@ -125,9 +171,9 @@ def evaluate(models_dir=None, photos: int = 20, log=print) -> dict:
             scenes = []
             for i in range(photos):
                 seed = SEEDS + 1000 * (3 * e_index + k_index) + i
-                image, labels, _ignored = render_edition_scene(
+                image, labels, ignored = render_edition_scene(
                     np.random.default_rng(seed), edition, kind=kind)
-                scenes.append((jpeg_roundtrip(image), labels))
+                scenes.append((jpeg_roundtrip(image), labels, ignored))
             rack = kind == "rack_front"
             row = {"without": score(reader, scenes, False, edition, rack)}
             row["with"] = score(profiled, scenes, True, edition, rack) if profiled else None
@@ -153,6 +199,14 @@ def report(results: dict, photos: int) -> str:
     lines.append("  extra detections (without / with): " + ", ".join(
         f"{k.split(' / ')[0]} {k.split(' / ')[1]} {a}/{b if b is not None else '-'}"
         for k, (a, b) in extra.items()))
+    false = {k: (r["without"]["false_finds"], r["with"]["false_finds"] if r["with"] else None)
+             for k, r in results.items()}
+    lines.append("  of them false finds, on no tile at all (the rest lie on tiles the labels "
+                 "do not count: mostly hidden or outside the photo): " + ", ".join(
+                     f"{k.split(' / ')[0]} {k.split(' / ')[1]} {a}/{b if b is not None else '-'}"
+                     for k, (a, b) in false.items())
+                 + f"; all {sum(a for a, _ in false.values())}/"
+                 + f"{sum(b or 0 for _, b in false.values())}")
     lines.append("  read right after the photo's reading as a whole (a table's sets by "
                  "`judge_table`, what `rummikub scan` prints; a rack by `read_rack`, what "
                  "`rummikub score` totals), without / with a profile:")
@@ -182,6 +236,21 @@ def report(results: dict, photos: int) -> str:
             f"{_pct(sums['in_frame_read_right_whole'], framed)}); the {cut} cut by its edge "
             f"(40-99 % inside): found {_pct(found - sums['in_frame_found'], cut)}, read right "
             f"{_pct(right - sums['in_frame_read_right'], cut)}")
+        sums = {key: sum(w[key] for w in withs) for key in
+                ("number_in", "number_in_found", "number_in_read_right",
+                 "number_in_read_right_whole")}
+        legible, cut = sums["number_in"], tiles - sums["number_in"]
+        ok = (sums["number_in_found"] >= TARGET * legible
+              and sums["number_in_read_right_whole"] >= TARGET * legible)
+        lines.append(
+            f"  with a profile, the {legible} tiles whose number lies in the photo: found "
+            f"{_pct(sums['number_in_found'], legible)}, read right "
+            f"{_pct(sums['number_in_read_right'], legible)} (after the whole reading "
+            f"{_pct(sums['number_in_read_right_whole'], legible)})   (targets >= 99 % on "
+            f"found and after the whole reading) {'PASS' if ok else 'NOT MET'}; the {cut} "
+            f"whose number the edge cuts: found {_pct(found - sums['number_in_found'], cut)}, "
+            f"read right {_pct(right - sums['number_in_read_right'], cut)} (after the whole "
+            f"reading {_pct(whole - sums['number_in_read_right_whole'], cut)})")
     return "\n".join(lines)
 
 

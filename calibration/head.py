@@ -117,6 +117,7 @@ class ProfileHead:
         self._proto_number = np.array([0 if c == "J" else int(c[1:]) for c in profile.codes])
         self._proto_turned = np.asarray(profile.turned, bool)
         self.last_similarity = np.zeros(0, np.float32)
+        self.last_crops = np.zeros((0, 0, 0, 3), np.uint8)
         self.last_quarter_turned = 0
         self.last_network_sure = np.zeros(0, np.float32)
 
@@ -175,7 +176,9 @@ class ProfileHead:
         if len(quads) == 0:
             z = np.zeros((0, len(self.labels)), np.float32)
             return quads.copy(), z, z.copy()
-        upright, probs, flip = self.read_crops(self.classifier.crops(image_bgr, quads), quads)
+        crops = self.classifier.crops(image_bgr, quads)
+        self.last_crops = crops  # what the pipeline's "not a tile" rules look at
+        upright, probs, flip = self.read_crops(crops, quads)
         similarity, sure = self.last_similarity.copy(), self.last_network_sure.copy()
         self.last_quarter_turned = 0
         # A tile seen nearly square (a rack or a table at a low angle) sometimes gets a box

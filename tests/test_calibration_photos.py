@@ -221,6 +221,10 @@ def test_the_editions_eval_reads_each_held_out_edition_with_and_without_a_profil
         # tiles wholly inside the photo are a part of the tiles, found among the found
         assert 0 < row["with"]["in_frame"] <= row["with"]["tiles"]
         assert row["with"]["in_frame_found"] <= min(row["with"]["in_frame"], row["with"]["found"])
+        # and so are the tiles whose number lies in the photo
+        assert row["with"]["in_frame"] <= row["with"]["number_in"] <= row["with"]["tiles"]
+        assert row["with"]["number_in_read_right_whole"] <= row["with"]["number_in_found"]
     text = report(results, 1)
     assert "with a profile, all: found" in text and "a rack by `read_rack`" in text
     assert "tiles wholly inside the photo: found" in text and "cut by its edge" in text
+    assert "tiles whose number lies in the photo: found" in text

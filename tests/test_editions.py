@@ -113,3 +113,43 @@ def test_a_scene_never_shows_more_copies_of_a_tile_than_one_box_holds(kind):
             width=640, height=480)
         codes = [code for code, _quad in labels]
         assert not _over_the_box(codes), f"seed {seed}: {_over_the_box(codes)} in {codes}"
+
+
+@pytest.mark.parametrize("name", list(E.HELD_OUT))
+@pytest.mark.parametrize("code", ["R1", "K8", "O10", "B13"])
+def test_number_box_is_where_the_edition_prints_the_number(name, code):
+    # bench.eval_editions splits tiles by whether this box lies in the photo, so it must
+    # hold the whole number and not much more.
+    edition = E.HELD_OUT[name]
+    look = list(edition.look(code, np.random.default_rng(0)))
+    look[4] = edition.scale  # the nominal size the box is computed for
+    face = E.edition_face(code, tuple(look)).astype(np.float32)
+    ink = np.asarray(edition.ink(edition.slot_of(code[0])), np.float32)
+    h, w = face.shape[:2]
+    # the ink of the number, above the foot where a logo may be printed
+    inked = np.linalg.norm(face[..., :3] - ink, axis=2) < 60
+    inked[int(0.75 * h):] = False
+    ys, xs = np.nonzero(inked)
+    left, top, right, bottom = E.number_box(code, edition)
+    assert left * w - 2 <= xs.min() and xs.max() <= right * w + 2
+    assert top * h - 2 <= ys.min() and ys.max() <= bottom * h + 2
+    # the box is no wider or taller than the ink by more than a few pixels
+    assert (xs.max() - xs.min()) >= (right - left) * w - 6
+    assert (ys.max() - ys.min()) >= (bottom - top) * h - 6
+
+
+def test_a_tile_cut_below_its_number_still_has_its_number_in_the_photo():
+    from bench.eval_editions import number_inside
+
+    edition = E.HELD_OUT["white_modern_logo"]  # the number in the upper third
+    upright = np.float32([[100, 100], [160, 100], [160, 180], [100, 180]])  # TL TR BR BL
+    assert number_inside("R7", upright, edition, 400, 300)
+    # the photo ends across the tile's foot, where the logo is: the number is whole
+    assert number_inside("R7", upright, edition, 400, 170)
+    # it ends across the number: cut
+    assert not number_inside("R7", upright, edition, 400, 125)
+    # the same tile turned round (its top-left corner now lowest, at the right): its
+    # number is in the lower half of the outline, so an edge across the lower half cuts it
+    turned = np.roll(upright, 2, axis=0)
+    assert number_inside("R7", turned, edition, 400, 170)
+    assert not number_inside("R7", turned, edition, 400, 150)

@@ -507,3 +507,50 @@ def test_what_is_written_on_one_line_is_decided_as_before():
                           "sets": []}]) == (
         '[\n {\n  "photo": "é.jpg",\n  "tiles": [\n   {"id": 0, "corners": [[1.0, 2.5]]}\n  ],\n'
         '  "sets": []\n }\n]')
+
+
+# -- a find whose body is unlike the other finds' is no tile ---------------------------------
+CREAM, WOOD = (200, 225, 240), (60, 110, 170)  # BGR
+
+
+def tile_crop(body, ink=(30, 30, 30), text="7", light=1.0, seed=0):
+    """A 44 x 32 crop like the classifier's: a body, a number, some noise, a light level."""
+    rng = np.random.default_rng(seed)
+    crop = np.empty((44, 32, 3), np.uint8)
+    crop[:] = body
+    cv2.putText(crop, text, (6, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, ink, 2)
+    crop = crop * light + rng.normal(0, 3, crop.shape)
+    return np.clip(crop, 0, 255).astype(np.uint8)
+
+
+def test_a_find_whose_body_is_unlike_the_other_finds_is_no_tile():
+    from vision.pipeline import unlike_the_other_finds
+
+    tiles = [tile_crop(CREAM, text=str(k), seed=k) for k in range(1, 9)]
+    shadowed = tile_crop(CREAM, ink=(40, 40, 200), text="12", light=0.45, seed=20)
+    sunlit = tile_crop(CREAM, text="3", light=1.3, seed=21)
+    sticker = tile_crop(WOOD, ink=(160, 120, 230), text="o", seed=22)  # pink on wood
+    crops = np.stack([*tiles, shadowed, sunlit, sticker])
+    # shadow and bright light change a body's brightness, not its colour
+    assert unlike_the_other_finds(crops).tolist() == [False] * 10 + [True]
+    # too few finds to know what the tiles look like
+    assert not unlike_the_other_finds(crops[[0, 1, 2, 10]]).any()
+    # when many finds are unlike the rest, which are the tiles is not clear: none is dropped
+    many = np.stack([*tiles[:6], *(tile_crop(WOOD, seed=s) for s in range(30, 33))])
+    assert not unlike_the_other_finds(many).any()
+
+
+def test_the_reader_drops_a_find_whose_body_is_unlike_the_other_tiles():
+    quads = [square(30 + 40 * k, 50) for k in range(7)]
+    image = np.zeros((100, 320, 3), np.uint8)
+
+    class CropsToo(FakeClassifier):
+        def classify(self, image, quads):
+            # the last find is a sticker on the wooden table
+            self.last_crops = np.stack([tile_crop(WOOD if k == len(quads) - 1 else CREAM,
+                                                  seed=k) for k in range(len(quads))])
+            return super().classify(image, quads)
+
+    codes = ["R1", "R2", "R3", "R4", "R5", "R6", "J"]
+    det = TileReader(FakeDetector(quads), CropsToo(codes)).read(image)
+    assert det.codes == codes[:-1]

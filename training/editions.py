@@ -218,11 +218,9 @@ def edition_face(code: str, look: tuple) -> np.ndarray:
         else:
             _star_joker(face, inkf, cx, cy, r, font)
     else:
-        target_h = fh * 0.30 * scale / 100.0
-        mask = _glyphs(code[1:], font, weight)
-        h, w = mask.shape
-        new_w = min(w * stretch * target_h / h, fw * 0.80)
-        mask = cv2.resize(mask, (max(2, int(round(new_w))), max(2, int(round(target_h)))),
+        new_w, target_h = _number_size(code, font, scale, stretch, weight)
+        mask = cv2.resize(_glyphs(code[1:], font, weight),
+                          (max(2, int(round(new_w))), max(2, int(round(target_h)))),
                           interpolation=cv2.INTER_AREA)
         R._paste(face, mask, inkf, cx, cy)
     if logo == "emboss":
@@ -249,6 +247,27 @@ def edition_face(code: str, look: tuple) -> np.ndarray:
     out[..., :3] = np.clip(face, 0, 255)
     out[..., 3] = R._rounded_mask()
     return out
+
+
+def _number_size(code: str, font: int, scale: float, stretch: float, weight: int
+                 ) -> tuple[float, float]:
+    """(width, height) in face pixels of the number `edition_face` prints for `code`."""
+    target_h = R.FACE_H * 0.30 * scale / 100.0
+    h, w = _glyphs(code[1:], font, weight).shape
+    return min(w * stretch * target_h / h, R.FACE_W * 0.80), target_h
+
+
+def number_box(code: str, edition: Edition) -> tuple[float, float, float, float]:
+    """Where `edition` prints the number (or the joker's face) of `code` on the upright
+    face, as shares of the face's width and height: (left, top, right, bottom). A photo
+    whose edge crosses this box cuts what tells the tile apart (`bench.eval_editions`)."""
+    fw, fh = R.FACE_W, R.FACE_H
+    if code == "J":
+        w = h = 2 * fw * 0.31 * edition.scale / 100.0
+    else:
+        w, h = _number_size(code, edition.font, edition.scale, edition.stretch, edition.weight)
+    cx, cy = fw / 2, fh * edition.number_y / 100.0
+    return ((cx - w / 2) / fw, (cy - h / 2) / fh, (cx + w / 2) / fw, (cy + h / 2) / fh)
 
 
 @lru_cache(maxsize=1024)

@@ -63,6 +63,7 @@ class TileClassifier:
         # seconds of each step of the last `classify_both_ways` ("crop", "tensor",
         # "network"), for `bench.vision_bench`'s breakdown
         self.last_timings: dict[str, float] = {}
+        self.last_crops = np.zeros((0, 0, 0, 3), np.uint8)
 
     @classmethod
     def load(cls, models_dir: Path | str = MODELS_DIR, threads: int = DEFAULT_THREADS) -> TileClassifier:
@@ -130,6 +131,7 @@ class TileClassifier:
         start = time.perf_counter()
         crops = self.crops(image_bgr, quads)
         self.last_timings = {"crop": time.perf_counter() - start}
+        self.last_crops = crops  # the pipeline's "not a tile" rules look at them too
         probs, turned_probs = self.predict_joint(crops)
         turned = turned_probs.sum(axis=1) > 0.5
         upright = np.where(turned[:, None, None], rotate_quad_180(quads), quads)
