@@ -531,18 +531,39 @@ def test_a_find_whose_body_is_unlike_the_other_finds_is_no_tile():
     sunlit = tile_crop(CREAM, text="3", light=1.3, seed=21)
     sticker = tile_crop(WOOD, ink=(160, 120, 230), text="o", seed=22)  # pink on wood
     crops = np.stack([*tiles, shadowed, sunlit, sticker])
+    centres = np.float32([[40 * k, 30 * (k % 3)] for k in range(len(crops))])
     # shadow and bright light change a body's brightness, not its colour
-    assert unlike_the_other_finds(crops).tolist() == [False] * 10 + [True]
+    assert unlike_the_other_finds(crops, centres).tolist() == [False] * 10 + [True]
     # too few finds to know what the tiles look like
-    assert not unlike_the_other_finds(crops[[0, 1, 2, 10]]).any()
+    pick = [0, 1, 2, 3, 4, 10]
+    assert not unlike_the_other_finds(crops[pick], centres[pick]).any()
     # when many finds are unlike the rest, which are the tiles is not clear: none is dropped
     many = np.stack([*tiles[:6], *(tile_crop(WOOD, seed=s) for s in range(30, 33))])
-    assert not unlike_the_other_finds(many).any()
+    assert not unlike_the_other_finds(many, centres[:9]).any()
+
+
+def test_a_lamp_on_one_side_and_daylight_on_the_other_leave_the_tiles_tiles():
+    from vision.pipeline import unlike_the_other_finds
+
+    # 12 tiles across the table, warm (more red, less blue) on the left, cool on the right,
+    # and a sticker in the middle: only the sticker is no tile
+    warm, cool = np.float32([0.6, 0.95, 1.3]), np.float32([1.25, 1.0, 0.75])
+    crops, centres = [], []
+    for k in range(12):
+        t = k / 11
+        tint = (1 - t) * warm + t * cool
+        body = np.float32(CREAM) * 0.75 * tint  # 0.75: the lamp's red stays under 255
+        crops.append(tile_crop(tuple(body.tolist()), text=str(k + 1), seed=k))
+        centres.append((80 * k, 40 * (k % 2)))
+    crops.append(tile_crop(WOOD, ink=(160, 120, 230), text="o", seed=40))
+    centres.append((440, 20))
+    unlike = unlike_the_other_finds(np.stack(crops), np.float32(centres))
+    assert unlike.tolist() == [False] * 12 + [True]
 
 
 def test_the_reader_drops_a_find_whose_body_is_unlike_the_other_tiles():
-    quads = [square(30 + 40 * k, 50) for k in range(7)]
-    image = np.zeros((100, 320, 3), np.uint8)
+    quads = [square(30 + 40 * k, 50) for k in range(9)]
+    image = np.zeros((100, 400, 3), np.uint8)
 
     class CropsToo(FakeClassifier):
         def classify(self, image, quads):
@@ -551,6 +572,37 @@ def test_the_reader_drops_a_find_whose_body_is_unlike_the_other_tiles():
                                                   seed=k) for k in range(len(quads))])
             return super().classify(image, quads)
 
-    codes = ["R1", "R2", "R3", "R4", "R5", "R6", "J"]
+    codes = ["R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "J"]
     det = TileReader(FakeDetector(quads), CropsToo(codes)).read(image)
     assert det.codes == codes[:-1]
+
+
+def test_the_room_lights_of_the_light_eval_tint_and_darken_as_named():
+    from bench import eval_light
+
+    gray = np.full((60, 100, 3), 150, np.uint8)
+    lamp = eval_light.lamp_and_window(1.0)(gray).astype(int)
+    left, right = lamp[:, 0], lamp[:, -1]
+    assert (left[:, 2] > left[:, 0]).all() and (right[:, 0] > right[:, 2]).all()  # warm, cool
+    shade = eval_light.arm_shadow(gray).astype(int)
+    assert shade[-1].mean() < 0.5 * shade[0].mean()
+    spot = eval_light.spotlight(gray).astype(int)
+    assert spot[30, 50].mean() > 1.5 * spot[0, 0].mean()
+
+
+@pytest.mark.parametrize("light", ["lamp one side, window other", "the same x1.5"])
+def test_real_photos_lit_by_a_lamp_and_a_window_keep_every_tile(reader, real_photos_dir, light):
+    # The light changes the tiles' colour across the table: the body-colour rule must fit
+    # that, not take the far side's tiles for stickers.
+    from bench import eval_light
+    from training.real_data import load_split
+
+    relight = dict(eval_light.LIGHTS)[light]
+    photos = load_split("valid")
+    for photo in photos:
+        image = photo.read()
+        det = reader.read(relight(image))
+        pairs = match_centres(det.centers, [t.polygon for t in photo.tiles],
+                              np.argsort(-det.detector_scores))
+        assert len(pairs) == len(photo.tiles), photo.key
+        assert all(det.codes[d] == photo.tiles[k].code for d, k in pairs), photo.key
