@@ -14,14 +14,12 @@ not take tiles for stickers when the light tints the tiles by place.
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
-from pathlib import Path
 
 import numpy as np
 
-from bench import finish
+from bench import model_eval_arguments, run_models_eval
+from bench.eval_plane_view import count_tiles, format_cells
 
 WARM, COOL = np.float32([0.75, 0.95, 1.15]), np.float32([1.15, 1.0, 0.85])  # BGR gains
 
@@ -81,7 +79,6 @@ LIGHTS = (
 
 def evaluate(models_dir=None, log=print) -> dict:
     import vision.pipeline as pipeline
-    from bench.eval_vision import match_centres
     from training.real_data import load_split
 
     reader = pipeline.TileReader.load(models_dir)
@@ -97,48 +94,23 @@ def evaluate(models_dir=None, log=print) -> dict:
             try:
                 for photo, image in photos:
                     det = reader.read(image if relight is None else relight(image))
-                    pairs = (match_centres(det.centers, [t.polygon for t in photo.tiles],
-                                           np.argsort(-det.detector_scores)) if len(det) else [])
-                    tiles += len(photo.tiles)
-                    found += len(pairs)
-                    extra += len(det) - len(pairs)
-                    right += sum(det.codes[d] == photo.tiles[k].code for d, k in pairs)
+                    counts = count_tiles(det, [(t.code, t.polygon) for t in photo.tiles])
+                    tiles, found, right, extra = (a + b for a, b in zip(
+                        (tiles, found, right, extra), counts, strict=True))
             finally:
                 pipeline.unlike_the_other_finds = shipped_rule
             row[mode] = {"tiles": tiles, "found": found, "read_right": right, "extra": extra}
         results[name] = row
-        log(format_row(name, row))
+        log(format_cells(name, row))
     return results
 
 
-def _pct(a: int, b: int) -> str:
-    return f"{100 * a / b:6.2f} %" if b else "     -  "
-
-
-def format_row(name: str, row: dict) -> str:
-    cells = [f"{_pct(r['found'], r['tiles'])} {_pct(r['read_right'], r['tiles'])} {r['extra']:3d}"
-             for r in row.values()]
-    return f"  {name:30s} {row['shipped']['tiles']:5d}  " + "  ".join(cells)
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.eval_light", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--models", type=Path, default=None, help="models folder")
-    parser.add_argument("--json", type=Path, metavar="OUT", help="save the numbers as JSON")
-    args = parser.parse_args(argv)
-    from vision.pipeline import ModelsMissing
-
+    args = model_eval_arguments("python -m bench.eval_light", __doc__, argv)
     print("real valid/ photos re-lit as a room at home lights them: tiles found / read right "
           "/ extra finds, as shipped and with the body-colour rule off")
     print(f"  {'light':30s} {'tiles':>5s}  {'as shipped':^23s}  {'no body-colour rule':^23s}")
-    start = time.perf_counter()
-    try:
-        results = evaluate(args.models)
-    except (FileNotFoundError, ModelsMissing) as error:
-        print(f"eval_light: {error}", file=sys.stderr)
-        return 2
-    return finish(results, start, args.json)
+    return run_models_eval("eval_light", lambda: evaluate(args.models), args.json)
 
 
 if __name__ == "__main__":

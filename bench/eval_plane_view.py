@@ -18,16 +18,13 @@ the rows "far edge 0.5" and "far edge 0.3" (and at the held-out rendered edition
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import time
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-from bench import finish
+from bench import model_eval_arguments, run_models_eval
 
 # The set photos' warps: end to end, grouping and rules included.
 SET_WARPS = (("far edge 0.5", 0.5, 0), ("far edge 0.4, turned 30 deg", 0.4, 30),
@@ -82,8 +79,18 @@ def _readers(models_dir) -> dict:
             "shipped": TileReader.load(models_dir)}
 
 
-def evaluate(models_dir=None, log=print) -> dict:
+def count_tiles(det, labels) -> tuple[int, int, int, int]:
+    """(tiles, found, read right, extra finds) of one photo's reading `det` against its
+    `labels` [(code, polygon)]."""
     from bench.eval_vision import match_centres
+
+    pairs = (match_centres(det.centers, [q for _c, q in labels],
+                           np.argsort(-det.detector_scores)) if len(det) else [])
+    right = sum(det.codes[d] == labels[k][0] for d, k in pairs)
+    return len(labels), len(pairs), right, len(det) - len(pairs)
+
+
+def evaluate(models_dir=None, log=print) -> dict:
     from training.real_data import load_split
 
     readers = _readers(models_dir)
@@ -101,12 +108,9 @@ def evaluate(models_dir=None, log=print) -> dict:
                 labels = _warped_labels(photo, m, image.shape)
                 det = reader.read(image)
                 viewed += reader.last_plane_tilt is not None
-                pairs = (match_centres(det.centers, [q for _c, q in labels],
-                                       np.argsort(-det.detector_scores)) if len(det) else [])
-                tiles += len(labels)
-                found += len(pairs)
-                extra += len(det) - len(pairs)
-                right += sum(det.codes[d] == labels[k][0] for d, k in pairs)
+                counts = count_tiles(det, labels)
+                tiles, found, right, extra = (a + b for a, b in zip(
+                    (tiles, found, right, extra), counts, strict=True))
             row[mode] = {"tiles": tiles, "found": found, "read_right": right, "extra": extra,
                          "viewed": viewed, "photos": len(photos)}
         results[name] = row
@@ -167,37 +171,34 @@ def _pct(a: int, b: int) -> str:
     return f"{100 * a / b:6.2f} %" if b else "     -  "
 
 
-def format_row(name: str, row: dict) -> str:
+def format_cells(name: str, row: dict) -> str:
+    """The row's name, its tiles, then found / read right / extra finds of each reader."""
     cells = [f"{_pct(r['found'], r['tiles'])} {_pct(r['read_right'], r['tiles'])} {r['extra']:3d}"
              for r in row.values()]
+    return f"  {name:30s} {row['shipped']['tiles']:5d}  " + "  ".join(cells)
+
+
+def format_row(name: str, row: dict) -> str:
     shipped = row["shipped"]
-    return (f"  {name:30s} {shipped['tiles']:5d}  " + "  ".join(cells)
-            + f"   {shipped['viewed']:2d}/{shipped['photos']}")
+    return format_cells(name, row) + f"   {shipped['viewed']:2d}/{shipped['photos']}"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.eval_plane_view", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--models", type=Path, default=None, help="models folder")
-    parser.add_argument("--json", type=Path, metavar="OUT", help="save the numbers as JSON")
-    args = parser.parse_args(argv)
-    from vision.pipeline import ModelsMissing
-
+    args = model_eval_arguments("python -m bench.eval_plane_view", __doc__, argv)
     print("real valid/ photos warped as a lower camera sees them: tiles found / read right / "
           "extra finds; in one pass, with the finer pass (`vision.fine_scale`), and as "
           "shipped, with the view from above too (`vision.plane_view`)")
     print(f"  {'warp':30s} {'tiles':>5s}  {'one pass':^23s}  {'+ finer scale':^23s}  "
           f"{'+ view from above':^23s}   viewed")
-    start = time.perf_counter()
-    try:
+
+    def both() -> dict:
         results = evaluate(args.models)
         print("the valid/ photos whose tiles lie in sets, end to end (grouping and rules "
               "included): whole table state right; one pass, + finer scale, + view from above")
         results["sets, whole table state right"] = evaluate_sets(args.models)
-    except (FileNotFoundError, ModelsMissing) as error:
-        print(f"eval_plane_view: {error}", file=sys.stderr)
-        return 2
-    return finish(results, start, args.json)
+        return results
+
+    return run_models_eval("eval_plane_view", both, args.json)
 
 
 if __name__ == "__main__":
