@@ -423,18 +423,12 @@ class TileBox:
 
 
 def _set_shape(codes: list[str]) -> str | None:
-    """"run" or "group" for codes that lie as a valid one (jokers anywhere), else None."""
-    if len(codes) < 3:
-        return None
-    tiles = [(i, c[0], int(c[1:])) for i, c in enumerate(codes) if c != "J"]
-    if len({color for _, color, _ in tiles}) <= 1 and len(codes) <= 13:
-        first = tiles[0][2] - tiles[0][0] if tiles else 1
-        if all(k == first + i for i, _, k in tiles) and first >= 1 and first + len(codes) <= 14:
-            return "run"
-    if len(codes) <= 4 and len({k for _, _, k in tiles}) <= 1 \
-            and len({color for _, color, _ in tiles}) == len(tiles):
-        return "group"
-    return None
+    """"run" or "group" for codes that lie as a valid one (the referee's judgement), else
+    None."""
+    from referee import check_set
+
+    verdict = check_set(" ".join(codes))
+    return verdict.kind if verdict.valid else None
 
 
 class _Canvas:
