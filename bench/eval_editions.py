@@ -75,13 +75,6 @@ def number_inside(code: str, quad: np.ndarray, edition, width: int, height: int)
     return bool(np.all((corners >= 0) & (corners <= (width - 1, height - 1))))
 
 
-def _on_a_tile(point, quads) -> bool:
-    import cv2
-
-    p = (float(point[0]), float(point[1]))
-    return any(cv2.pointPolygonTest(np.asarray(q, np.float32), p, False) >= 0 for q in quads)
-
-
 def score(reader, photos, own_codes: bool, edition, rack: bool = False) -> dict:
     """found / read right / extra over `photos` [(image, labels)], and read right after the
     photo's reading as a whole: `vision.rack.read_rack` with `rack` (what `rummikub score`
@@ -89,16 +82,17 @@ def score(reader, photos, own_codes: bool, edition, rack: bool = False) -> dict:
     box), else `vision.table.judge_table` (what `rummikub scan` prints: a set's tiles face
     one way, a plausible reading that makes a set valid, copy counts)."""
     from bench.eval_vision import match_centres
+    from vision.plane_view import points_in_quads
     from vision.rack import read_rack
     from vision.table import judge_table
 
     slot_to_own = {slot: own for own, slot in edition.letters}
     found = right = extra = total = right_whole = 0
-    # the same for the tiles wholly inside the photo (the rest are cut by its edge)
-    framed = framed_found = framed_right = framed_right_whole = 0
-    # and for the tiles whose number lies in the photo (the rest have it cut by its edge)
-    legible = legible_found = legible_right = legible_right_whole = 0
     false_finds = 0
+    # The same counts for two parts of the tiles: those wholly inside the photo (the rest
+    # are cut by its edge), and those whose number lies in it.
+    counts = {f"{name}{count}": 0 for name in ("in_frame", "number_in")
+              for count in ("", "_found", "_read_right", "_read_right_whole")}
     for image, labels, ignored in photos:
         height, width = image.shape[:2]
         det = reader.read(image)
@@ -115,34 +109,30 @@ def score(reader, photos, own_codes: bool, edition, rack: bool = False) -> dict:
         total += len(labels)
         found += len(pairs)
         extra += len(det) - len(pairs)
-        matched = {d for d, _k in pairs}
-        false_finds += sum(not _on_a_tile(centres[d], polygons + ignored)
-                           for d in range(len(det)) if d not in matched)
-        inside = [bool(np.all((q >= 0) & (q <= (width - 1, height - 1)))) for q in polygons]
-        framed += sum(inside)
-        number_in = [number_inside(code, q, edition, width, height) for code, q in labels]
-        legible += sum(number_in)
+        unmatched = np.setdiff1d(np.arange(len(det)), [d for d, _k in pairs])
+        if len(unmatched):
+            on_tiles = points_in_quads(centres[unmatched], np.stack(polygons + ignored))
+            false_finds += int((~on_tiles.any(axis=1)).sum())
+        parts = {"in_frame": [bool(np.all((q >= 0) & (q <= (width - 1, height - 1))))
+                              for q in polygons],
+                 "number_in": [number_inside(code, q, edition, width, height)
+                               for code, q in labels]}
+        for name, members in parts.items():
+            counts[name] += sum(members)
         for d, k in pairs:
             want = labels[k][0]
             if own_codes and want != "J":
                 want = slot_to_own.get(want[0], want[0]) + want[1:]
             right += det.codes[d] == want
             right_whole += whole[d] == want
-            if inside[k]:
-                framed_found += 1
-                framed_right += det.codes[d] == want
-                framed_right_whole += whole[d] == want
-            if number_in[k]:
-                legible_found += 1
-                legible_right += det.codes[d] == want
-                legible_right_whole += whole[d] == want
+            for name, members in parts.items():
+                if members[k]:
+                    counts[f"{name}_found"] += 1
+                    counts[f"{name}_read_right"] += det.codes[d] == want
+                    counts[f"{name}_read_right_whole"] += whole[d] == want
     return {"tiles": total, "found": found, "read_right": right, "extra": extra,
-            "false_finds": false_finds,
-            "read_right_whole": right_whole, "in_frame": framed, "in_frame_found": framed_found,
-            "in_frame_read_right": framed_right,
-            "in_frame_read_right_whole": framed_right_whole, "number_in": legible,
-            "number_in_found": legible_found, "number_in_read_right": legible_right,
-            "number_in_read_right_whole": legible_right_whole}
+            "false_finds": false_finds, "read_right_whole": right_whole,
+            **{key: int(value) for key, value in counts.items()}}
 
 
 def evaluate(models_dir=None, photos: int = 20, log=print) -> dict:

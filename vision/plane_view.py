@@ -134,8 +134,8 @@ def merge_readings(first: TileDetections, second: TileDetections) -> TileDetecti
         return first
     if len(first) == 0:
         return second
-    same = (_inside(second.centers, first.corners)
-            | _inside(first.centers, second.corners).T)  # (second, first)
+    same = (points_in_quads(second.centers, first.corners)
+            | points_in_quads(first.centers, second.corners).T)  # (second, first)
     kept_second = np.zeros(len(second), bool)
     kept_first = np.zeros(len(first), bool)
     order = np.argsort(-np.concatenate([second.tile_scores, first.tile_scores]), kind="stable")
@@ -148,7 +148,7 @@ def merge_readings(first: TileDetections, second: TileDetections) -> TileDetecti
     return TileDetections.concat([second[kept_second], first[kept_first]])
 
 
-def _inside(points: np.ndarray, quads: np.ndarray) -> np.ndarray:
+def points_in_quads(points: np.ndarray, quads: np.ndarray) -> np.ndarray:
     """(P, Q) bool: point p inside convex quad q (either winding)."""
     p = np.asarray(points, np.float64)[:, None, None, :]  # (P, 1, 1, 2)
     a = np.asarray(quads, np.float64)[None]  # (1, Q, 4, 2)
