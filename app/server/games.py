@@ -388,7 +388,8 @@ class GameService:
         if state["round"] is not None:
             r = state["round"]
             rnd = {"number": r["number"], "starter": r["starter"], "pool": r["pool"],
-                   "turn": self._turn_view(row) if r.get("turn") else None}
+                   "turn": self._turn_view(row) if r.get("turn") else None,
+                   "counting": bool(r.get("counting"))}
         latest = self.storage.reading(game_id, state["latest_reading"])
         out = {
             "id": row.id,
@@ -551,6 +552,32 @@ class GameService:
         self._notify(game_id, "round-end")
         return stored
 
+    def going_out(self, game_id: str, out: bool = True) -> None:
+        """Someone went out (`out`): the running turn stops while the racks are counted, so
+        no turn can time out in a round that has ended. `out=False` is "back to the table"
+        (a slip): the turn's clock runs on from where it stopped."""
+        self.check_timeout(game_id)  # time that ran out before anyone went out still counts
+        with self.lock(game_id):
+            row = self.row(game_id)
+            turn = self._running_turn(row)
+            rnd = row.state["round"]
+            counting = rnd.get("counting")
+            if out == bool(counting):
+                raise Conflict("the racks are already being counted" if out
+                               else "the round is not being counted: play goes on")
+            timer = self._timer(row)
+            if out:
+                # Remember whether it was this call that stopped the clock.
+                rnd["counting"] = {"at": self.clock(), "stopped": timer.running}
+                if timer.running:
+                    turn["events"].append(["pause", self.clock(), None])
+            else:
+                rnd["counting"] = None
+                if counting.get("stopped") and not timer.running:
+                    turn["events"].append(["resume", self.clock(), None])
+            self.storage.save_state(game_id, row.state)
+        self._notify(game_id, "round-out" if out else "round-back")
+
     def finish(self, game_id: str) -> None:
         with self.lock(game_id):
             row = self.row(game_id)
@@ -571,6 +598,8 @@ class GameService:
         with self.lock(game_id):
             row = self.row(game_id)
             turn = self._running_turn(row)
+            if row.state["round"].get("counting"):
+                raise Conflict("the round is over: the racks are being counted")
             timer = self._timer(row)
             if kind == "pause":
                 if not timer.running:
@@ -593,6 +622,8 @@ class GameService:
         row = self.storage.game(game_id)
         if row is None or row.state["phase"] != "playing" or not row.state["round"]["turn"]:
             return None
+        if row.state["round"].get("counting"):
+            return None  # the round has ended: its last turn cannot time out
         if not self._timer(row).expired():
             return None
         try:
@@ -617,6 +648,8 @@ class GameService:
         with self.lock(game_id):
             row = self.row(game_id)
             turn = self._running_turn(row)
+            if row.state["round"].get("counting"):
+                raise Conflict("the round is over: the racks are being counted")
             state, rules = row.state, self.rules(row)
             timer = self._timer(row)
             if only_if_expired and not timer.expired():

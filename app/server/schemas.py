@@ -52,6 +52,12 @@ class RoundStart(In):
 class TurnEnd(In):
     photo_id: Annotated[str, StringConstraints(max_length=64)] | None = Field(
         None, description="judge this photo's reading instead of the latest stable one")
+    turn_id: int | str | None = Field(None, description="the turn the phone saw end")
+
+
+class GoingOut(In):
+    out: bool = Field(True, description="false: back to the table, the turn runs on")
+    turn_id: int | str | None = Field(None, description="the turn the phone saw")
 
 
 class Correction(In):
@@ -149,6 +155,8 @@ class RoundOut(Out):
     number: int
     starter: str
     turn: TurnOut | None
+    counting: bool = Field(False, description="someone went out: the turn is stopped while "
+                           "the racks are counted")
 
 
 class SheetRound(Out):

@@ -70,6 +70,16 @@ def end_turn(request: Request, access: Play,
     return service(request).end_turn(access.game.id, body.photo_id if body else None)
 
 
+@router.post("/{game_id}/round/out", response_model=schemas.Game, responses=ERRORS)
+def going_out(request: Request, access: Play,
+              body: Annotated[schemas.GoingOut | None, Body()] = None):
+    """Someone went out: the running turn stops while the racks are counted (it cannot
+    time out). `{"out": false}` goes back to the table and the turn's clock runs on."""
+    svc = service(request)
+    svc.going_out(access.game.id, body.out if body else True)
+    return svc.view(access.game.id, with_tokens=True)
+
+
 @router.post("/{game_id}/round/end", response_model=schemas.Game, responses=ERRORS)
 def end_round(body: schemas.RoundEnd, request: Request, access: Play):
     """Score the round from every rack (RULES.md §8) and add it to the sheet."""
