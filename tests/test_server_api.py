@@ -345,7 +345,10 @@ def verdict_html(verdict: dict) -> str | None:
     node = shutil.which("node")
     if node is None:
         return None
+    english = (STATIC / "i18n" / "en.json").read_text()
     script = ("import {verdictHtml} from '" + (STATIC / "js" / "format.js").as_uri() + "';"
+              "import {useCatalogue} from '" + (STATIC / "js" / "i18n.js").as_uri() + "';"
+              f"useCatalogue('en', {english});"
               "process.stdout.write(verdictHtml(JSON.parse(process.argv[1])));")
     done = subprocess.run([node, "--input-type=module", "-e", script, json.dumps(verdict)],
                           capture_output=True, text=True, timeout=30, check=True)

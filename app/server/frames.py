@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from app.server.games import GameError, GameService
+from app.server.messages import Message, say
 from app.server.uploads import open_photo, sniff_type
 from vision.decode import PhotoError
 from vision.pipeline import detection_reduction
@@ -39,8 +40,16 @@ IDLE_S = 30 * 60.0  # a game's tracker is let go after this long without frames 
 # A camera streams 3 frames a second; one silent this long (closed, asleep, gone) no longer
 # holds the game's camera.
 CAMERA_QUIET_S = 10.0
-CAMERA_TAKEN = ("Another phone took over the camera: a table is read by one camera at a "
-                "time, so this phone's camera has stopped.")
+POSTED = ("posted",)  # frames posted without a camera name: `rummikub watch`, a script
+
+
+def camera_taken(by: object) -> Message:
+    """What a camera hears when `by` took the game's camera over: another phone, or the
+    webcam of `rummikub watch` (it posts frames without a camera name)."""
+    return say("camera.taken_by_watch" if by == POSTED else "camera.taken_by_phone")
+
+
+CAMERA_TAKEN = camera_taken(None).english
 COUNTERS = ("received", "read", "dropped", "bad", "changes", "takeovers", "last_read_ms")
 
 
@@ -159,14 +168,16 @@ class FrameHub:
             return
         streaming = gf.camera is not None and now - gf.camera_seen < CAMERA_QUIET_S
         if streaming and camera in gf.replaced:
-            raise CameraTaken(CAMERA_TAKEN)
+            raise CameraTaken(camera_taken(gf.camera))
         if gf.camera is not None:
             # Told even when it was quiet: a phone whose page was in the background sends
             # nothing, and must not take the camera back unasked when it wakes.
             gf.replaced[gf.camera] = now
             while len(gf.replaced) > 16:  # only the last few matter
                 del gf.replaced[next(iter(gf.replaced))]
-            self._tell(gf.camera_queue, {"type": "camera-taken", "detail": CAMERA_TAKEN})
+            taken = camera_taken(camera)
+            self._tell(gf.camera_queue, {"type": "camera-taken", "detail": taken.english,
+                                         "message_id": taken.json()})
             gf.takeovers += 1
             # Another camera sees the table from another place: the tracks (places in the
             # old camera's pixels) go, and a frame of the old camera still waiting or being
@@ -351,6 +362,11 @@ class FrameHub:
         read_ms = counts.get("last_read_ms")
         out["last_read_ms"] = round(read_ms, 1) if counts.get("read") else None
         out["watchers"] = len(gf.subscribers) if gf is not None else 0
+        # Whether a camera films the game now, and which kind: a page asks before taking over.
+        streaming = (gf is not None and gf.camera is not None
+                     and time.monotonic() - gf.camera_seen < CAMERA_QUIET_S)
+        out["camera"] = ({"streaming": True, "by": "watch" if gf.camera == POSTED else "phone"}
+                         if streaming else {"streaming": False, "by": None})
         return out
 
     async def close(self) -> None:

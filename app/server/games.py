@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.server.messages import Message, say
 from app.server.storage import GameRow, Storage
 from referee import (
     EDITIONS,
@@ -61,8 +62,10 @@ class GameError(Exception):
 
     status = 400
 
-    def __init__(self, message: str, status: int | None = None):
-        super().__init__(message)
+    def __init__(self, message: str | Message, status: int | None = None):
+        super().__init__(str(message))
+        # The page words an id in its player's language; the API keeps the English.
+        self.message_id = message.json() if isinstance(message, Message) else None
         if status is not None:
             self.status = status
 
@@ -79,6 +82,25 @@ class Conflict(GameError):
 
 class BadInput(GameError):
     status = 422
+
+
+def _in_round(rnd: dict, number: int) -> int:
+    """A turn's number counted within its round (the game numbers them across rounds)."""
+    return number - int(rnd.get("first_turn") or 1) + 1
+
+
+def rack_warnings(rack) -> list[Message]:
+    """The rack reading's warnings as messages: its doubts and edge tiles by count, any
+    other note in the reader's words."""
+    out = []
+    low = int(rack.detections.uncertain.sum())
+    if low:
+        out.append(say("rack.low_confidence", count=low))
+    if rack.edge:
+        out.append(say("rack.edge", count=len(rack.edge)))
+    known = ("tile(s) read with low confidence", "tile(s) at the photo's edge")
+    out += [say("rack.note", text=w) for w in rack.warnings if not any(k in w for k in known)]
+    return out
 
 
 # ----------------------------------------------------------------------------- converters
@@ -416,6 +438,7 @@ class GameService:
         remaining = timer.remaining()
         return {
             "number": turn["number"],
+            "in_round": _in_round(row.state["round"], turn["number"]),
             "player": turn["player"],
             "first_meld": turn["player"] not in row.state["melded"],
             "started_at": turn["events"][0][1],
@@ -476,9 +499,9 @@ class GameService:
             row = self.row(game_id)
             state, players = row.state, row.config["players"]
             if state["phase"] == "playing":
-                raise Conflict("a round is being played; end it first (round/end)")
+                raise Conflict(say("round.playing"))
             if state["phase"] == "finished":
-                raise Conflict("the game is finished")
+                raise Conflict(say("round.finished"))
             if starter is None:
                 starter = state.get("start_draw")
             if starter is None:
@@ -499,7 +522,8 @@ class GameService:
             state["latest_reading"] = None
             state["last_verdict"] = None
             state["round"] = {"number": number, "starter": starter, "pool": pool,
-                              "table_reading": None, "turn": None}
+                              "table_reading": None, "turn": None,
+                              "first_turn": state["turn_count"] + 1}
             self._new_turn(state, starter)
             self.storage.save_state(game_id, state)
         self._notify(game_id, "round")
@@ -516,7 +540,7 @@ class GameService:
             row = self.row(game_id)
             state, players = row.state, row.config["players"]
             if state["phase"] != "playing":
-                raise Conflict("no round is being played")
+                raise Conflict(say("round.none"))
             rules = self.rules(row)
             unknown = sorted(set(racks) - set(players))
             if unknown:
@@ -563,8 +587,7 @@ class GameService:
             rnd = row.state["round"]
             counting = rnd.get("counting")
             if out == bool(counting):
-                raise Conflict("the racks are already being counted" if out
-                               else "the round is not being counted: play goes on")
+                raise Conflict(say("round.already_counting") if out else say("round.not_counting"))
             timer = self._timer(row)
             if out:
                 # Remember whether it was this call that stopped the clock.
@@ -582,7 +605,7 @@ class GameService:
         with self.lock(game_id):
             row = self.row(game_id)
             if row.state["phase"] == "playing":
-                raise Conflict("a round is being played; end it first (round/end)")
+                raise Conflict(say("round.playing"))
             row.state["phase"] = "finished"
             self.storage.save_state(game_id, row.state)
         self._notify(game_id, "finished")
@@ -590,7 +613,7 @@ class GameService:
     # -- the timer -------------------------------------------------------------------------
     def _running_turn(self, row: GameRow) -> dict:
         if row.state["phase"] != "playing" or not row.state["round"].get("turn"):
-            raise Conflict("no turn is running: start a round first")
+            raise Conflict(say("turn.none"))
         return row.state["round"]["turn"]
 
     def timer_event(self, game_id: str, kind: str) -> None:
@@ -599,19 +622,19 @@ class GameService:
             row = self.row(game_id)
             turn = self._running_turn(row)
             if row.state["round"].get("counting"):
-                raise Conflict("the round is over: the racks are being counted")
+                raise Conflict(say("turn.counting"))
             timer = self._timer(row)
             if kind == "pause":
                 if not timer.running:
-                    raise Conflict("the timer is already paused")
+                    raise Conflict(say("turn.already_paused"))
             elif kind == "resume":
                 if timer.running:
-                    raise Conflict("the timer is already running")
+                    raise Conflict(say("turn.already_running"))
             elif kind == "extend":
                 if not timer.limited:
-                    raise Conflict("this game plays without a timer")
+                    raise Conflict(say("turn.no_timer"))
                 if self._extensions_left(row) <= 0:
-                    raise Conflict("no extensions left for this turn")
+                    raise Conflict(say("turn.no_extensions"))
             arg = float(row.config["timer"]["extension_seconds"]) if kind == "extend" else None
             turn["events"].append([kind, self.clock(), arg])
             self.storage.save_state(game_id, row.state)
@@ -649,11 +672,11 @@ class GameService:
             row = self.row(game_id)
             turn = self._running_turn(row)
             if row.state["round"].get("counting"):
-                raise Conflict("the round is over: the racks are being counted")
+                raise Conflict(say("turn.counting"))
             state, rules = row.state, self.rules(row)
             timer = self._timer(row)
             if only_if_expired and not timer.expired():
-                raise Conflict("the turn is not over")
+                raise Conflict(say("turn.not_over"))
             timed_out = timed_out or timer.expired()
             time_used = min(timer.elapsed(), timer.seconds) if timer.limited else timer.elapsed()
             before_row = self.storage.reading(game_id, turn["before_reading"])
@@ -724,6 +747,7 @@ class GameService:
                             if not sv.valid and k not in inherited]
             verdict = {
                 "turn": turn["number"],
+                "turn_in_round": _in_round(state["round"], turn["number"]),
                 "round": state["round"]["number"],
                 "player": player,
                 "legal": legal,
@@ -844,7 +868,7 @@ class GameService:
         with self.lock(game_id):
             row = self.row(game_id)
             if row.state["phase"] == "finished":
-                raise Conflict("the game is finished")
+                raise Conflict(say("round.finished"))
             rules = self.rules(row)
             with self.storage.transaction() as db:
                 if photo is not None:
@@ -904,7 +928,7 @@ class GameService:
             row = self.row(game_id)
             latest = self.storage.reading(game_id, row.state["latest_reading"])
             if latest is None:
-                raise Conflict("no table reading to correct yet")
+                raise Conflict(say("table.none"))
             d = detections_from_bytes(latest.detections)
             if not 0 <= tile_id < len(d):
                 raise BadInput(f"tile_id: the latest reading has tiles 0 to {len(d) - 1}, "
@@ -952,7 +976,13 @@ class GameService:
         return {"player": player, "tiles": [codes[i] for r in rack.rows for i in r],
                 "rows": [[codes[i] for i in r] for r in rack.rows], "total": int(rack.total),
                 "photo_id": photo_id, "warnings": list(rack.warnings),
-                "edge_tiles": list(rack.edge)}
+                "warning_ids": [m.json() for m in rack_warnings(rack)],
+                "edge_tiles": list(rack.edge), "width": photo.width, "height": photo.height,
+                # Each tile's reading where it lies: the page draws them on the photo.
+                "marks": [{"id": i, "code": codes[i], "uncertain": bool(rack.detections.uncertain[i]),
+                           "corners": [[round(float(x), 1), round(float(y), 1)]
+                                       for x, y in rack.detections.corners[i]]}
+                          for i in range(len(codes))]}
 
     @staticmethod
     def _player(row: GameRow, player: str) -> None:
@@ -966,7 +996,7 @@ class GameService:
         with self.lock(game_id):
             row = self.row(game_id)
             if row.state["phase"] == "playing":
-                raise Conflict("a round is being played")
+                raise Conflict(say("round.playing_short"))
             try:
                 draw = start_order(self._read(photo), row.config["players"])
             except ValueError as error:

@@ -260,7 +260,10 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
 
     @app.exception_handler(GameError)
     async def game_error(request: Request, error: GameError):
-        return JSONResponse({"detail": str(error)}, status_code=error.status)
+        body = {"detail": str(error)}
+        if getattr(error, "message_id", None):
+            body["message_id"] = error.message_id
+        return JSONResponse(body, status_code=error.status)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError):

@@ -236,6 +236,8 @@ class RackOut(Out):
     photo_id: str | None
     # what the reading doubts (low confidence, tiles at the photo's edge): check the total
     warnings: list[str] = Field(default_factory=list)
+    warning_ids: list[dict] = Field(default_factory=list, description="the warnings as "
+                                    "message ids with parameters (app/server/messages.py)")
     edge_tiles: list[int] = Field(default_factory=list)
 
 

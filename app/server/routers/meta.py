@@ -32,9 +32,11 @@ def editions():
 @router.get("/games", response_model=list[schemas.GameSummary], dependencies=[Depends(table)],
             responses={401: {"model": schemas.Problem}, 403: {"model": schemas.Problem}})
 def list_games(request: Request):
-    """The games on this server (table token)."""
+    """The games on this server (table token), each with its `token`: a second phone at
+    the table joins a running game from the printed link."""
     return [{"id": g.id, "players": g.config["players"], "state": g.state["phase"],
-             "created_at": g.created_at} for g in request.app.state.storage.games()]
+             "created_at": g.created_at, "token": g.token}
+            for g in request.app.state.storage.games()]
 
 
 SAMPLE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\.jpg$")

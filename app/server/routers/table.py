@@ -22,7 +22,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.server import schemas
 from app.server.auth import game_access, token_of
-from app.server.frames import CameraTaken, offer
+from app.server.frames import POSTED, CameraTaken, offer
 from app.server.games import GameError, PhotoIn
 from app.server.routers.deps import MAX_ID, Play, Watch, service
 from app.server.routers.games import ERRORS
@@ -41,7 +41,7 @@ def _limit(request) -> int:
 
 
 # Frames posted without `?camera=` (`rummikub watch`, a script) count as one camera.
-POSTED_CAMERA = ("posted",)
+POSTED_CAMERA = POSTED
 
 
 def _camera(request_or_ws):
@@ -249,7 +249,8 @@ async def live(ws: WebSocket, game_id: str):
                         hub.put(game_id, data, source=queue, seq=seq + 1, camera=camera)
                         seq += 1
                     except CameraTaken as error:
-                        offer(queue, {"type": "camera-taken", "detail": str(error)})
+                        offer(queue, {"type": "camera-taken", "detail": str(error),
+                                      "message_id": error.message_id})
                 continue
             try:
                 parsed = json.loads(text or "")

@@ -1,6 +1,8 @@
 // Sound, vibration and speech for the turn timer and verdicts; each can be switched off
 // and the choice is kept on this phone.
 
+import { speechLang } from "./i18n.js";
+
 const KEY = "rummikub.alerts";
 
 export class Alerts {
@@ -63,7 +65,10 @@ export class Alerts {
     if (!this.speech || !window.speechSynthesis) return;
     try {
       window.speechSynthesis.cancel();
-      window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
+      // The voice of the page's language (a Dutch sentence in an English voice is noise).
+      const utterance = new SpeechSynthesisUtterance(text);
+      utterance.lang = speechLang();
+      window.speechSynthesis.speak(utterance);
     } catch (_e) { /* speech is a courtesy */ }
   }
 }

@@ -2,21 +2,17 @@
 // message is a sentence a player understands: the server's own `detail`, or our words.
 
 export class ApiError extends Error {
-  constructor(message, status = 0) {
+  // `detail`: the server's English words; `message_id`: its {id, params} where it gives one
+  // (the page words it in the chosen language, see common.js `words`).
+  constructor(message, status = 0, messageId = null) {
     super(message);
     this.status = status;
+    this.messageId = messageId;
   }
 }
 
-const STATUS_WORDS = {
-  401: "This phone has no key for that game. Open the link printed by the server again.",
-  403: "This link may only watch the game, not change it.",
-  404: "The server does not know that game (any more).",
-  413: "That picture is too large to send.",
-  415: "That file is not a picture the server can read.",
-  422: "The server could not understand that request.",
-  429: "The server is busy; try again in a moment.",
-};
+// Words for a status when the server gave none (keys of the catalogues: "status.<code>").
+export const STATUS_KEYS = [401, 403, 404, 409, 413, 415, 422, 429, 500];
 
 function detailText(detail) {
   if (typeof detail === "string") return detail;
@@ -58,19 +54,20 @@ export class Api {
     try {
       response = await fetch(path, { method, headers, body: payload, cache: "no-store" });
     } catch (_e) {
-      throw new ApiError("The server cannot be reached. Is the referee server (rummikub serve) still running, " +
-        "and is this phone on the same network?");
+      throw new ApiError("", 0, { id: "page.unreachable" });
     }
     const type = response.headers.get("content-type") || "";
     if (!response.ok) {
       let words = "";
+      let id = null;
       if (type.includes("json")) {
-        try { words = detailText((await response.json()).detail); } catch (_e) { /* keep "" */ }
+        try {
+          const body = await response.json();
+          words = detailText(body.detail);
+          id = body.message_id || null;
+        } catch (_e) { /* keep "" */ }
       }
-      if (!words) words = STATUS_WORDS[response.status] ||
-        (response.status >= 500 ? "The server ran into a problem; the game is unchanged. Try again."
-                                : `The server refused that (${response.status}).`);
-      throw new ApiError(words, response.status);
+      throw new ApiError(words, response.status, id);
     }
     if (type.includes("json")) return response.json();
     return response.text();
@@ -109,17 +106,25 @@ export class Api {
   startRound(starter) {
     return this.request("POST", this.gamePath("/rounds"), { json: starter ? { starter } : {} });
   }
-  pause() { return this.request("POST", this.gamePath("/turn/pause")); }
-  resume() { return this.request("POST", this.gamePath("/turn/resume")); }
-  extend() { return this.request("POST", this.gamePath("/turn/extend")); }
-  endTurn(photoId) {
-    return this.request("POST", this.gamePath("/turn/end"), { json: photoId ? { photo_id: photoId } : {} });
+  // Every turn call names the turn the phone saw: a late or repeated press gets a 409.
+  pause(turnId) { return this.request("POST", this.gamePath("/turn/pause"), { json: { turn_id: turnId } }); }
+  resume(turnId) { return this.request("POST", this.gamePath("/turn/resume"), { json: { turn_id: turnId } }); }
+  extend(turnId) { return this.request("POST", this.gamePath("/turn/extend"), { json: { turn_id: turnId } }); }
+  endTurn(turnId, photoId) {
+    return this.request("POST", this.gamePath("/turn/end"),
+      { json: photoId ? { turn_id: turnId, photo_id: photoId } : { turn_id: turnId } });
   }
+  // Someone went out (`out`), or back to the table (the turn runs on).
+  goingOut(out, turnId) {
+    return this.request("POST", this.gamePath("/round/out"), { json: { out, turn_id: turnId } });
+  }
+  games() { return this.request("GET", "/api/games", { auth: "table" }); }
   photo(file) { return this.request("POST", this.gamePath("/photo"), { form: photoForm(file) }); }
   frame(blob, camera) {
     const named = camera ? `?camera=${encodeURIComponent(camera)}` : "";
     return this.request("POST", this.gamePath(`/frames${named}`), { body: blob, contentType: "image/jpeg" });
   }
+  frameStats() { return this.request("GET", this.gamePath("/frames/stats")); }
   reading() { return this.request("GET", this.gamePath("/reading")); }
   correct(tileId, code) {
     return this.request("POST", this.gamePath("/corrections"), { json: { tile_id: tileId, code } });

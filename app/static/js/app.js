@@ -3,15 +3,18 @@
 // page only keeps which game and key it uses (localStorage), so a reload or a second phone
 // shows the same game and the same timer. Each screen is its own module under screens/.
 
-import { $, KEYS, alerts, api, loadJson, saveJson, signature, state, toast, turnOf, words } from "./common.js";
+import {
+  $, KEYS, alerts, api, hooks, loadJson, saveJson, sayVerdict, signature, state, toast, turnOf, words,
+} from "./common.js";
 import { ApiError } from "./api.js";
-import { verdictSpeech } from "./format.js";
+import { preferredLanguage, setLanguage, t } from "./i18n.js";
 import { renderInfo } from "./screens/game.js";
 import { renderHistory } from "./screens/history.js";
 import { renderRoundEnd } from "./screens/racks.js";
 import { renderSheet } from "./screens/scores.js";
 import { readUrl, rememberGame, renderJoin, renderStart, showNewGame } from "./screens/setup.js";
-import { maybeAutoEnd, renderCountdown, renderPlay, setReading } from "./screens/table.js";
+import { maybeAutoEnd, renderBanner, renderCountdown, renderPlay, setReading } from "./screens/table.js";
+import "./screens/corrections.js";
 
 // ---------------------------------------------------------------- screens
 
@@ -24,6 +27,7 @@ export function show(id) {
 export function render() {
   const g = state.game;
   $("#tabs").hidden = !g;
+  renderBanner();
   if (!g) return;
   if (state.tab === "sheet") { renderSheet(); return show("screen-sheet"); }
   if (state.tab === "history") {
@@ -39,6 +43,9 @@ export function render() {
     if (document.body.dataset.screen !== "screen-info") renderInfo();
     return show("screen-info");
   }
+  // Someone went out: every phone counts the racks (the turn is stopped on the server).
+  if (g.state === "playing" && g.round && g.round.counting && !["sheet", "history", "info"].includes(state.tab)) state.tab = "roundend";
+  if (state.tab === "roundend" && g.state === "playing" && !(g.round && g.round.counting)) state.tab = "play";
   if (state.tab === "roundend" && g.state === "playing") {
     // Built once on entering: a poll must not wipe codes being typed.
     if (document.body.dataset.screen !== "screen-roundend") renderRoundEnd();
@@ -103,9 +110,9 @@ export async function onGame(game) {
     if (before && prevTurn && (!state.verdict || state.verdict.turn !== prevTurn.number)) {
       // The turn ended elsewhere: a timeout, or another phone pressed "end turn".
       const v = await verdictOfTurn(prevTurn.number);
-      if (v) { state.verdict = v; alerts.say(verdictSpeech(v)); }
+      if (v) { state.verdict = v; sayVerdict(v); }
     }
-    if (turn && game.state === "playing") alerts.say(`${turn.player}, your turn.`);
+    if (turn && game.state === "playing") alerts.say(t("say.your_turn", { player: turn.player }));
   }
   if (!before && !state.verdict && game.last_verdict) state.verdict = game.last_verdict;
   setReading(game.table || null);
@@ -129,9 +136,10 @@ async function doRefresh() {
     if (e instanceof ApiError && (e.status === 401 || e.status === 404)) {
       stopPolling();
       localStorage.removeItem(KEYS.current);
-      toast(`${e.message} Start a new game or open the game's link again.`);
+      toast(`${words(e)} ${t("page.open_again")}`);
       state.game = null;
-      boot();
+      // The catalogue first: every screen words itself from it.
+setLanguage(preferredLanguage()).finally(boot);
     } else {
       toast(words(e));
     }
@@ -150,7 +158,7 @@ export function startPolling() {
 export function stopPolling() { clearInterval(pollTimer); clearInterval(clockTimer); pollTimer = clockTimer = null; }
 
 export async function openGame(id, token) {
-  if (api.game !== id) state.cameraTaken = null;
+  if (api.game !== id) { state.cameraTaken = null; state.cameraAsked = false; }
   api.game = id;
   api.token = token;
   saveJson(KEYS.current, { id, token });
@@ -160,6 +168,8 @@ export async function openGame(id, token) {
     startPolling();
   }
 }
+
+hooks.refresh = refresh;
 
 function boot() {
   const opened = readUrl();
@@ -174,4 +184,5 @@ function boot() {
 document.addEventListener("click", () => alerts.unlock(), { once: true });
 // For tests and the curious: what the page has said and what it shows.
 window.rummikub = { state, alerts, api };
-boot();
+// The catalogue first: every screen words itself from it.
+setLanguage(preferredLanguage()).finally(boot);

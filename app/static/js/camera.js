@@ -3,20 +3,14 @@
 // A game reads one camera at a time: each start of the camera has its own name, and when
 // another phone's camera takes the game over the server says so; this camera then stops.
 
+// Why this phone films live or takes photos: a catalogue key (the page words it).
 export function cameraSupport(forcePhoto) {
-  if (forcePhoto) return { live: false, why: "Photo mode was chosen on this phone." };
-  if (!window.isSecureContext) {
-    return {
-      live: false,
-      why: "Phone browsers allow a live camera only on a secure page (https, or localhost on " +
-        "the computer itself). Take a photo of the table after each turn instead, or start " +
-        "the server with --https for the live camera.",
-    };
-  }
+  if (forcePhoto) return { live: false, why: "camera.why_chosen" };
+  if (!window.isSecureContext) return { live: false, why: "camera.why_insecure" };
   if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-    return { live: false, why: "This browser gives web pages no live camera." };
+    return { live: false, why: "camera.why_no_camera" };
   }
-  return { live: true, why: "The page is on a secure origin, so it can watch the table live." };
+  return { live: true, why: "camera.why_live" };
 }
 
 export class LiveCamera {
@@ -48,10 +42,8 @@ export class LiveCamera {
         video: { facingMode: { ideal: "environment" }, width: { ideal: 1280 }, height: { ideal: 960 } },
       });
     } catch (e) {
-      const why = e && e.name === "NotAllowedError"
-        ? "The camera was not allowed. Allow it in the browser's settings, or use photo mode."
-        : e && e.name === "NotFoundError" ? "This device has no camera the browser can use."
-          : "The camera could not be started.";
+      const why = e && e.name === "NotAllowedError" ? "page.camera_denied"
+        : e && e.name === "NotFoundError" ? "page.camera_none" : "page.camera_failed";
       throw new Error(why);
     }
     this.video.srcObject = this.stream;
@@ -79,8 +71,8 @@ export class LiveCamera {
       if (msg.type === "reading" && msg.reading) this.onReading(msg.reading, msg.stable);
       else if (msg.type === "game" && msg.game) this.onGame(msg.game);
       else if (msg.type === "game-changed") this.onChanged(msg.what);
-      else if (msg.type === "error") this.onStatus("error", msg.detail);
-      else if (msg.type === "camera-taken") this.taken(msg.detail);
+      else if (msg.type === "error") this.onStatus("error", msg.detail && { message: msg.detail, messageId: msg.message_id });
+      else if (msg.type === "camera-taken") this.taken(msg.detail, msg.message_id);
     };
     socket.onclose = () => {
       this.socket = null;
@@ -119,16 +111,16 @@ export class LiveCamera {
       if (blob) { await this.api.frame(blob, this.name); this.sent++; }
     } catch (e) {
       // A dropped frame is no loss: the next one follows. 409: another phone has the camera.
-      if (e && e.status === 409) this.taken(e.message);
+      if (e && e.status === 409) this.taken(e.message, e.messageId);
     } finally {
       this.posting = false;
     }
   }
 
-  taken(detail) {
+  taken(detail, messageId) {
     if (this.stopped) return;
     this.stop();
-    this.onTaken(detail || "Another phone took over the camera.");
+    this.onTaken(detail || "", messageId || null);
   }
 
   stop() {

@@ -1,4 +1,8 @@
-// Words and tile chips: how readings, verdicts and penalties look on the page.
+// Words and tile chips: how readings, verdicts and penalties look on the page. Every word
+// comes from the language catalogue (i18n.js); tiles are coloured chips on screen and
+// words ("red 7") in speech and in a chip's title.
+
+import { t, tileWords, tm } from "./i18n.js";
 
 const COLOR_OF = { K: "black", R: "red", B: "blue", O: "orange", G: "green", Y: "orange" };
 const LETTER_OF = { black: "K", red: "R", blue: "B", orange: "O", green: "G", yellow: "O" };
@@ -23,28 +27,31 @@ export function codeOf(item) {
   return String(item);
 }
 
-export function chip(item, { extra = "", title = "" } = {}) {
+export function chip(item, { extra = "" } = {}) {
   const code = codeOf(item);
   const m = /^([A-Z])(\d+)?(?:=(.*))?$/.exec(code);
   let cls = "unknown";
   let face = esc(code);
+  let title = code;
   if (m && m[1] === "J") {
     cls = "joker";
     face = m[3] ? `J<small>=${esc(m[3])}</small>` : "J";
+    title = m[3] ? t("tile.joker_as", { tile: tileWords(m[3]) }) : tileWords("J");
   } else if (m && COLOR_OF[m[1]]) {
     cls = COLOR_OF[m[1]];
     face = esc(m[2] ?? "?");
+    title = tileWords(code);
   }
-  const t = title || code;
-  return `<span class="tile t-${cls} ${extra}" title="${esc(t)}" data-code="${esc(code)}">${face}</span>`;
+  return `<span class="tile t-${cls} ${extra}" title="${esc(title)}" aria-label="${esc(title)}" data-code="${esc(code)}">${face}</span>`;
 }
 
 export function chips(items, opts) {
-  if (!items || !items.length) return `<span class="muted">none</span>`;
-  return `<span class="tiles">${items.map((t) => chip(t, opts)).join("")}</span>`;
+  if (!items || !items.length) return `<span class="muted">${esc(t("tiles.none"))}</span>`;
+  return `<span class="tiles">${items.map((x) => chip(x, opts)).join("")}</span>`;
 }
 
-export function plural(n, word, many = `${word}s`) { return `${n} ${n === 1 ? word : many}`; }
+// Tiles in words, for speech and plain sentences: "red 7, blue 7".
+export function tilesInWords(items) { return (items || []).map((x) => tileWords(codeOf(x))).join(", "); }
 
 export function clock(seconds) {
   const s = Math.max(0, Math.ceil(seconds));
@@ -53,7 +60,7 @@ export function clock(seconds) {
 
 // The set of a reading as chips, each joker with the tile it stands for (J=R9).
 export function setChips(reading, set) {
-  const byId = new Map((reading.tiles || []).map((t) => [t.id, t]));
+  const byId = new Map((reading.tiles || []).map((x) => [x.id, x]));
   let j = 0;
   const codes = set.tiles.map((id) => {
     const tile = byId.get(id);
@@ -65,68 +72,100 @@ export function setChips(reading, set) {
 }
 
 export function kindWord(set) {
-  if (!set.valid) return "invalid";
-  return set.kind === "group" ? "group" : set.kind === "run" ? "run" : "valid";
+  if (!set.valid) return t("set.invalid");
+  return set.kind === "group" ? t("set.group") : set.kind === "run" ? t("set.run") : t("set.valid");
 }
 
-// The verdict of a turn in words, for the verdict panel (HTML) and for speech (text).
+// A set's reasons: the server's message ids where it gives them, else its English words.
+export function reasonsText(item) {
+  const ids = item.reason_ids || [];
+  if (ids.length) return ids.map((m) => tm(m)).join("; ");
+  return (item.reasons || []).join("; ");
+}
+
+// What kind of verdict: a pass is its own thing, not a refused turn.
+export function verdictKind(v) {
+  if (v.timed_out) return "timeout";
+  if (v.passed) return "pass";
+  return v.legal ? "legal" : "illegal";
+}
+
+// The one line a verdict folds into: who, what, and what to draw.
+export function verdictHeadline(v) {
+  const p = { player: v.player || "", count: (v.played || []).length, draws: v.draws || 0 };
+  const kind = verdictKind(v);
+  if (kind === "timeout") return t(v.penalty ? "verdict.timeout_penalty" : v.passed ? "verdict.timeout_pass" : "verdict.timeout_legal", p);
+  if (kind === "pass") return t("verdict.pass", { ...p, count: p.draws });
+  if (kind === "legal") return t("verdict.legal", p);
+  return t("verdict.illegal", p);
+}
+
+function problemsOf(v) {
+  const ids = v.problem_ids || [];
+  if (ids.length) return ids.map((m) => tm(m));
+  // A pass says so in its headline; the referee's "laid nothing" adds nothing.
+  return (v.problems || []).filter((x) => !(v.passed && /a pass$/.test(x)));
+}
+
+// The verdict of a turn in words, for the verdict panel: a one-line summary that opens on
+// a tap into the facts, the problems and the penalty (said once, in the penalty box).
 export function verdictHtml(v, { meldNeeded = 30 } = {}) {
   if (!v) return "";
-  const parts = [];
-  const ok = v.legal;
-  const head = v.timed_out ? "Time ran out" : ok ? "Legal turn" : "Not a legal turn";
-  parts.push(`<h3 class="${ok ? "ok" : "bad"}">${esc(v.player || "")}: ${head}</h3>`);
-  if (v.message) parts.push(`<p class="message">${esc(v.message)}</p>`);
+  const kind = verdictKind(v);
+  const cls = { legal: "ok", pass: "pass", illegal: "bad", timeout: "bad" }[kind];
+  const parts = [`<summary><span class="headline ${cls}">${esc(verdictHeadline(v))}</span>` +
+    ((v.played || []).length ? ` ${chips(v.played)}` : "") + `</summary>`];
   parts.push(`<dl class="facts">`);
-  parts.push(`<dt>Tiles played</dt><dd>${chips(v.played || [])}</dd>`);
+  if ((v.played || []).length) parts.push(`<dt>${esc(t("verdict.played"))}</dt><dd>${chips(v.played)}</dd>`);
   // A pass or a meld of invalid sets counts 0: the problems below say why.
   if (v.meld_total && v.first_meld !== false) {
-    // Whether the rack alone reaches the minimum; the turn may still fail for other reasons.
     const need = v.meld_needed ?? meldNeeded;
     const reaches = v.meld_total >= need;
-    parts.push(`<dt>Initial meld</dt><dd>${esc(v.meld_total)} points from the rack: ` +
-      (reaches ? `<b class="ok">reaches ${need}</b>` : `<b class="bad">below ${need}</b>`) + `</dd>`);
+    parts.push(`<dt>${esc(t("verdict.meld"))}</dt><dd>${esc(t("verdict.meld_points", { points: v.meld_total }))} ` +
+      (reaches ? `<b class="ok">${esc(t("verdict.meld_reaches", { need }))}</b>` : `<b class="bad">${esc(t("verdict.meld_below", { need }))}</b>`) + `</dd>`);
   }
   if (v.left_table && v.left_table.length) {
-    parts.push(`<dt>Left the table</dt><dd>${chips(v.left_table, { extra: "back" })}</dd>`);
+    parts.push(`<dt>${esc(t("verdict.left_table"))}</dt><dd>${chips(v.left_table, { extra: "back" })}</dd>`);
   }
-  if (v.draws) parts.push(`<dt>Draw</dt><dd><b class="big">${plural(v.draws, "tile")}</b> from the pool</dd>`);
-  if (v.time_used_s != null) parts.push(`<dt>Time used</dt><dd>${clock(v.time_used_s)}</dd>`);
+  if (v.draws && !v.penalty) parts.push(`<dt>${esc(t("verdict.draw"))}</dt><dd><b class="big">${esc(t("tiles.count", { count: v.draws }))}</b></dd>`);
+  if (v.time_used_s != null) parts.push(`<dt>${esc(t("verdict.time_used"))}</dt><dd>${clock(v.time_used_s)}</dd>`);
   parts.push(`</dl>`);
-  if (v.problems && v.problems.length) {
-    parts.push(`<ul class="problems">${v.problems.map((p) => `<li>${esc(p)}</li>`).join("")}</ul>`);
-  }
+  const problems = problemsOf(v);
+  if (problems.length) parts.push(`<ul class="problems">${problems.map((x) => `<li>${esc(x)}</li>`).join("")}</ul>`);
   if (v.invalid_sets && v.invalid_sets.length) {
-    parts.push(`<h4>Invalid sets</h4><ul class="invalid-sets">` + v.invalid_sets.map((s) =>
-      `<li>${chips(s.tiles || [])}<br><span class="reason">${esc((s.reasons || []).join("; "))}</span></li>`).join("") + `</ul>`);
+    parts.push(`<h4>${esc(t("verdict.invalid_sets"))}</h4><ul class="invalid-sets">` + v.invalid_sets.map((s) =>
+      `<li>${chips(s.tiles || [])}<br><span class="reason">${esc(reasonsText(s))}</span></li>`).join("") + `</ul>`);
   }
   // Sets already invalid before the turn and left as they were: said, not this player's problem.
-  if (v.preexisting_invalid && v.preexisting_invalid.length) {
-    parts.push(`<h4>Invalid before the turn</h4><ul class="preexisting muted">` +
-      v.preexisting_invalid.map((p) => `<li>${esc(p)}</li>`).join("") + `</ul>`);
+  const before = (v.preexisting_ids || []).length ? v.preexisting_ids.map((m) => tm(m)) : (v.preexisting_invalid || []);
+  if (before.length) {
+    parts.push(`<h4>${esc(t("verdict.invalid_before"))}</h4><ul class="preexisting muted">` +
+      before.map((x) => `<li>${esc(x)}</li>`).join("") + `</ul>`);
   }
   if (v.penalty) parts.push(penaltyHtml(v.penalty));
-  if (v.suggestion) parts.push(`<p class="suggestion"><b>A fix:</b> ${esc(suggestionText(v.suggestion))}</p>`);
+  if (v.suggestion) parts.push(`<p class="suggestion"><b>${esc(t("verdict.fix"))}</b> ${suggestionHtml(v.suggestion)}</p>`);
   return parts.join("");
 }
 
 export function penaltyHtml(p) {
   const back = p.tiles_back || [];
-  return `<div class="penalty"><h4>Penalty</h4>` +
-    (p.words ? `<p>${esc(p.words)}</p>` : "") +
-    `<p>Back to the rack: ${chips(back, { extra: "back" })}</p>` +
-    `<p>Draw <b class="big">${plural(p.draw ?? 0, "tile")}</b> from the pool.</p></div>`;
+  return `<div class="penalty"><h4>${esc(t("penalty.title"))}</h4>` +
+    (back.length ? `<p>${esc(t("penalty.back"))} ${chips(back, { extra: "back" })}</p>` : `<p>${esc(t("penalty.table_stays"))}</p>`) +
+    (p.draw ? `<p>${esc(t("penalty.draw"))} <b class="big">${esc(t("tiles.count", { count: p.draw }))}</b></p>` : "") + `</div>`;
 }
 
-export function suggestionText(s) {
-  if (typeof s === "string") return s;
-  if (Array.isArray(s)) return s.map((set) => (Array.isArray(set) ? set.map(codeOf).join(" ") : codeOf(set))).join(" | ");
-  if (s && s.sets) return suggestionText(s.sets);
-  return JSON.stringify(s);
+export function suggestionHtml(s) {
+  if (typeof s === "string") return esc(s);
+  if (Array.isArray(s)) return s.map((set) => chips(Array.isArray(set) ? set.map(codeOf) : [codeOf(set)])).join(" ");
+  if (s && s.sets) return suggestionHtml(s.sets);
+  return "";
 }
 
+// What the page says aloud: the headline, then the penalty in words (tiles as words).
 export function verdictSpeech(v) {
   if (!v) return "";
-  if (v.message) return v.message;
-  return `${v.player}: ${v.legal ? "legal turn" : "not a legal turn"}`;
+  const head = verdictHeadline(v);
+  const back = v.penalty ? v.penalty.tiles_back || [] : [];
+  if (!back.length) return head;
+  return `${head}. ${t("penalty.spoken", { tiles: tilesInWords(back), count: v.penalty.draw || 0 })}`;
 }

@@ -3,6 +3,7 @@
 // and the tiles a penalty sends back highlighted. Drawing is in the reading's pixels.
 
 import { tileCode } from "./format.js";
+import { t, tm } from "./i18n.js";
 
 const GREEN = "#35d07f";
 const RED = "#ff5a5f";
@@ -68,6 +69,11 @@ function wrapText(text, max) {
   return lines.slice(0, 3);
 }
 
+// Label sizes in CSS pixels on the screen, whatever the photo's size (chosen in
+// docs/decisions/legibility.md): a tile's reading is checked up close, a wrong set's reason
+// and "back" are read across the table.
+export const LABEL_PX = { tile: 14, set: 20, back: 20 };
+
 export class Overlay {
   constructor(canvas) {
     this.canvas = canvas;
@@ -96,7 +102,10 @@ export class Overlay {
       c.height = r.height;
     }
     ctx.clearRect(0, 0, c.width, c.height);
-    const unit = Math.max(r.width, r.height) / 320; // ~1 css px on a phone-wide picture
+    const shown = c.getBoundingClientRect().width;
+    // Canvas pixels per CSS pixel as shown (a phone-wide picture before it is laid out).
+    const unit = shown > 0 ? r.width / shown : Math.max(r.width, r.height) / 320;
+    this.labelPx = { ...LABEL_PX };
     const byId = new Map((r.tiles || []).map((t) => [t.id, t]));
     const jokerValue = new Map();
     for (const set of r.sets || []) {
@@ -120,9 +129,11 @@ export class Overlay {
       ctx.stroke();
       if (!set.valid && set.reasons && set.reasons.length) {
         const top = poly.reduce((a, b) => (b[1] < a[1] ? b : a));
-        const reason = set.reasons[0].split(":")[0];
-        const lines = wrapText(reason, 28);
-        const size = 7 * unit;
+        // The reason's first words: its message id worded where the server gives one.
+        const first = set.reason_ids && set.reason_ids.length ? tm(set.reason_ids[0]) : set.reasons[0];
+        const reason = first.split(":")[0];
+        const lines = wrapText(reason, 22);
+        const size = LABEL_PX.set * unit;
         const y0 = Math.max(size, top[1] - size * (lines.length + 0.2));
         lines.forEach((ln, i) => label(ctx, ln, Math.min(Math.max(top[0], 40 * unit), r.width - 40 * unit), y0 + i * size * 1.4, RED, size));
       }
@@ -144,7 +155,7 @@ export class Overlay {
       let text = tileCode(t);
       if (jokerValue.has(t.id)) text = `J=${jokerValue.get(t.id)}`;
       if (t.uncertain) text += "?";
-      label(ctx, text, x, y, t.uncertain ? AMBER : "#ffffff", 6 * unit);
+      label(ctx, text, x, y, t.uncertain ? AMBER : "#ffffff", LABEL_PX.tile * unit);
     }
     for (const item of this.highlight || []) {
       const corners = item && item.corners;
@@ -154,7 +165,7 @@ export class Overlay {
       path(ctx, grow(corners, 3 * unit));
       ctx.stroke();
       const [x, y] = centre(corners);
-      label(ctx, "back", x, y + 12 * unit, MAGENTA, 6 * unit);
+      label(ctx, t("overlay.back"), x, y + 16 * unit, MAGENTA, LABEL_PX.back * unit);
     }
   }
 

@@ -1,19 +1,21 @@
-// The end of a round: who went out and every other rack, photographed or typed.
+// The end of a round: who went out and every other rack, photographed or typed. A rack
+// photo shows each tile's reading drawn on it, with every warning the server gives, so
+// the count is checked before it is confirmed.
 
 import { onGame } from "../app.js";
-import { $, RACK_SAMPLE, alerts, api, guard, sampleFile, state, turnOf } from "../common.js";
-import { chips, esc, plural } from "../format.js";
-
-// ---------------------------------------------------------------- round end
+import { $, RACK_SAMPLE, alerts, api, guard, sampleFile, state, turnCall, turnOf } from "../common.js";
+import { chips, esc } from "../format.js";
+import { t, tm } from "../i18n.js";
+import { Overlay } from "../overlay.js";
 
 export function renderRoundEnd() {
   const g = state.game;
-  $("#re-round").textContent = g.round ? g.round.number : "";
+  $("#re-title").textContent = t("re.title", { round: g.round ? g.round.number : "" });
   const sel = $("#re-winner");
   const names = g.players.map((p) => p.name);
   if (sel.dataset.for !== names.join("|")) {
     sel.innerHTML = names.map((p) => `<option value="${esc(p)}">${esc(p)}</option>`).join("") +
-      `<option value="">Nobody — the pool is empty</option>`;
+      `<option value="">${esc(t("re.nobody"))}</option>`;
     sel.dataset.for = names.join("|");
   }
   // Whoever laid their last tile did it on their own turn: the likely winner.
@@ -30,21 +32,31 @@ function renderRacks() {
   const el = $("#racks");
   el.innerHTML = rackPlayers().map((p) => {
     const r = state.racks[p] || {};
+    const warnings = (r.warnings || []).map((w) => `<li>${esc(w)}</li>`).join("");
     return `<div class="card rack" data-player="${esc(p)}">
-      <h3>${esc(p)}'s rack</h3>
+      <h3>${esc(t("re.rack_of", { player: p }))}</h3>
       <div class="controls">
-        <label class="button ghost file">Photograph the rack
+        <label class="button ghost file">${esc(t("re.photo"))}
           <input type="file" class="rack-photo" accept="image/*" capture="environment"></label>
-        <button type="button" class="ghost small rack-sample">Sample rack</button>
+        <button type="button" class="ghost small rack-sample">${esc(t("re.sample"))}</button>
       </div>
-      <label>Tiles left on the rack (codes: K black, R red, B blue, O orange, J joker)
+      ${r.photo_id ? `<div class="rack-view"><img alt="" src="${esc(api.fileUrl(`/photos/${encodeURIComponent(r.photo_id)}`))}"><canvas></canvas></div>` : ""}
+      ${warnings ? `<ul class="rack-warnings">${warnings}</ul>` : ""}
+      <label>${esc(t("re.codes"))}
         <input type="text" class="rack-codes" autocomplete="off" autocapitalize="characters" value="${esc(r.codes || "")}" placeholder="R5 J K13"></label>
-      <div class="rack-tiles">${r.tiles ? `${chips(r.tiles)} <b class="rack-total">${esc(r.total)} points</b>` : ""}</div>
-      ${r.edge ? `<p class="small rack-warning"><b>${plural(r.edge, "tile")} at the photo's edge:</b> the edge may cut ${r.edge === 1 ? "it" : "them"} or hide more. Photograph the whole rack.</p>` : ""}
+      <div class="rack-tiles">${r.tiles ? `${chips(r.tiles)} <b class="rack-total">${esc(t("re.points", { count: r.total }))}</b>` : ""}</div>
       <label class="switch"><input type="checkbox" class="rack-ok" ${r.confirmed ? "checked" : ""} ${r.tiles ? "" : "disabled"}>
-        These are ${esc(p)}'s tiles</label>
+        ${esc(t("re.confirm", { player: p }))}</label>
     </div>`;
   }).join("");
+  // Each tile's reading drawn on its rack photo (amber: read with low confidence).
+  el.querySelectorAll(".rack").forEach((card) => {
+    const r = state.racks[card.dataset.player];
+    const canvas = card.querySelector(".rack-view canvas");
+    if (!r || !canvas || !r.marks) return;
+    const view = new Overlay(canvas);
+    view.show({ width: r.width, height: r.height, tiles: r.marks, sets: [] });
+  });
   updateCountButton();
 }
 
@@ -54,7 +66,13 @@ function updateCountButton() {
 }
 
 function applyRack(player, r) {
-  state.racks[player] = { codes: (r.tiles || []).join(" "), tiles: r.tiles || [], total: r.total, confirmed: false, photo_id: r.photo_id, edge: (r.edge_tiles || []).length };
+  // Every warning, in the page's language where the server gives its id.
+  const ids = r.warning_ids || [];
+  const warnings = ids.length ? ids.map((m) => tm(m)) : (r.warnings || []);
+  state.racks[player] = {
+    codes: (r.tiles || []).join(" "), tiles: r.tiles || [], total: r.total, confirmed: false,
+    photo_id: r.photo_id, warnings, marks: r.marks, width: r.width, height: r.height,
+  };
   renderRacks();
 }
 
@@ -67,7 +85,7 @@ $("#racks").addEventListener("change", async (e) => {
     const file = e.target.files[0];
     e.target.value = "";
     if (!file) return;
-    card.querySelector(".rack-tiles").innerHTML = `<span class="muted">Reading the rack…</span>`;
+    card.querySelector(".rack-tiles").innerHTML = `<span class="muted">${esc(t("re.reading"))}</span>`;
     const r = await guard(() => api.rackPhoto(player, file));
     if (r) applyRack(player, r); else renderRacks();
   } else if (e.target.classList.contains("rack-codes")) {
@@ -100,5 +118,13 @@ $("#btn-count-round").addEventListener("click", async () => {
   state.tab = "sheet";
   onGame(game);
   const lead = game.sheet && game.sheet.leader;
-  alerts.say(`Round over.${lead ? ` ${lead} leads.` : ""}`);
+  alerts.say(lead ? t("say.round_over_lead", { player: lead }) : t("say.round_over"));
+});
+
+// A slip: back to the table, and the stopped turn runs on.
+$("#btn-back-play").addEventListener("click", async () => {
+  const turn = turnOf(state.game);
+  const game = await turnCall(() => api.goingOut(false, turn && (turn.id ?? turn.number)));
+  state.tab = "play";
+  if (game) onGame(game);
 });

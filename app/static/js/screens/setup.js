@@ -4,6 +4,7 @@
 import { onGame, openGame, show, startPolling } from "../app.js";
 import { $, KEYS, alerts, api, guard, loadJson, saveJson, state, toast, words } from "../common.js";
 import { chip, chips, clock, esc } from "../format.js";
+import { t } from "../i18n.js";
 import { stopCamera } from "./table.js";
 
 // ---------------------------------------------------------------- joining
@@ -17,20 +18,20 @@ export function rememberGame(game, token) {
 
 export function readUrl() {
   const params = new URLSearchParams(location.search);
-  const t = params.get("t");
-  if (t) localStorage.setItem(KEYS.table, t);
+  const table = params.get("t");
+  if (table) localStorage.setItem(KEYS.table, table);
   const g = params.get("g");
   const k = params.get("token") || params.get("k");
   if (g && k) saveJson(KEYS.current, { id: g, token: k });
   if (params.get("mode") === "photo") state.prefs.photo = true;
-  if (t || g) {
+  if (table || g) {
     // Keep keys out of the address bar (and out of screenshots and shared tabs).
     const keep = params.get("mode") ? `?mode=${params.get("mode")}` : "";
     history.replaceState(null, "", location.pathname + keep);
   }
-  // The printed table link opens "new game" (this phone's games are listed there to go
-  // back to); a game's own link opens that game.
-  return { table: !!t && !(g && k) };
+  // The printed table link opens "new game", with the games running at this table listed
+  // first to join; a game's own link opens that game.
+  return { table: !!table && !(g && k) };
 }
 
 function tokenFromLink(text) {
@@ -51,7 +52,7 @@ export function renderJoin() {
 
 function recentGamesHtml(games) {
   if (!games.length) return "";
-  return `<h2>Games on this phone</h2><ul class="recent">` + games.map((x) =>
+  return `<h2>${esc(t("new.recent"))}</h2><ul class="recent">` + games.map((x) =>
     `<li><button class="ghost wide" data-resume="${esc(x.id)}">${esc(x.players.join(", "))}` +
     `<span class="muted small"> · ${esc(new Date(x.at).toLocaleString())}</span></button></li>`).join("") + `</ul>`;
 }
@@ -65,10 +66,10 @@ document.addEventListener("click", (e) => {
 
 $("#join-form").addEventListener("submit", (e) => {
   e.preventDefault();
-  const t = tokenFromLink($("#join-link").value);
-  if (!t) { toast("That is not the link the server printed: it should end in ?t= and a long code."); return; }
-  localStorage.setItem(KEYS.table, t);
-  api.tableToken = t;
+  const table = tokenFromLink($("#join-link").value);
+  if (!table) { toast(t("join.bad_link")); return; }
+  localStorage.setItem(KEYS.table, table);
+  api.tableToken = table;
   showNewGame();
 });
 
@@ -76,8 +77,8 @@ $("#join-form").addEventListener("submit", (e) => {
 
 function playerRow(name = "") {
   const li = document.createElement("li");
-  li.innerHTML = `<input type="text" class="player" maxlength="24" autocomplete="off" placeholder="Name" value="${esc(name)}">` +
-    `<button type="button" class="ghost small remove" aria-label="Remove player">✕</button>`;
+  li.innerHTML = `<input type="text" class="player" maxlength="24" autocomplete="off" placeholder="${esc(t("new.name"))}" value="${esc(name)}">` +
+    `<button type="button" class="ghost small remove" aria-label="${esc(t("new.remove"))}">✕</button>`;
   li.querySelector(".remove").addEventListener("click", () => { if ($("#players").children.length > 2) li.remove(); });
   return li;
 }
@@ -86,15 +87,18 @@ export async function showNewGame() {
   state.game = null;
   stopCamera();
   state.cameraTaken = null; // another game: this phone may film it
+  state.cameraAsked = false;
   $("#tabs").hidden = true;
+  $("#turn-banner").hidden = true;
   if (!$("#players").children.length) ["", ""].forEach((n) => $("#players").appendChild(playerRow(n)));
   $("#recent-games").innerHTML = recentGamesHtml(loadJson(KEYS.games, []));
   show("screen-new");
+  renderRunningGames();
   if (!state.editions.length) {
     try { state.editions = await api.editions(); } catch (e) { toast(words(e)); }
     const sel = $("#edition");
     sel.innerHTML = (state.editions.length ? state.editions : [{ name: "original" }])
-      .map((ed) => `<option value="${esc(ed.name)}">${esc(ed.name)}</option>`).join("");
+      .map((ed) => `<option value="${esc(ed.name)}">${esc(t(`edition.${ed.name}`))}</option>`).join("");
     describeEdition();
     renderRuleSettings();
   }
@@ -104,54 +108,70 @@ function describeEdition() {
   const ed = state.editions.find((x) => x.name === $("#edition").value);
   const s = (ed && ed.settings) || {};
   const bits = [];
-  if (s.jokers != null) bits.push(`${s.jokers} jokers`);
-  if (s.copies != null) bits.push(`${s.copies} copies of each tile`);
-  if (s.initial_meld_minimum != null) bits.push(`initial meld ${s.initial_meld_minimum}`);
-  if (s.rack_joker_penalty != null) bits.push(`joker left on a rack ${s.rack_joker_penalty}`);
-  if (s.timeout_penalty) bits.push(`timeout: ${String(s.timeout_penalty).replaceAll("-", " ")}`);
-  if (s.turn_seconds) bits.push(`${clock(s.turn_seconds)} per turn`);
+  if (s.jokers != null) bits.push(t("edition.jokers", { count: s.jokers }));
+  if (s.copies != null) bits.push(t("edition.copies", { count: s.copies }));
+  if (s.initial_meld_minimum != null) bits.push(t("edition.meld", { points: s.initial_meld_minimum }));
+  if (s.turn_seconds) bits.push(t("edition.turn", { time: clock(s.turn_seconds) }));
   $("#edition-note").textContent = bits.join(" · ");
 }
 
-// The §10 settings a game may override, in words; the server checks every value.
+// The rule settings a game may override, each with its name and a one-line explanation
+// in the catalogue (rule.<key>, rule.<key>.help, rule.<key>.<value>); the server checks
+// every value.
 const RULE_FIELDS = [
-  ["initial_meld_minimum", "number", "Initial meld: at least this many points"],
-  ["table_play_in_initial_meld", "bool", "The initial-meld turn may also play on the table's sets"],
-  ["joker_sets_splittable", "bool", "Sets holding a joker may be split"],
-  ["freed_joker", { "same-turn": "A freed joker is played again in the same turn, anywhere",
-    "new-set-with-two-rack-tiles": "A freed joker goes into a new set with two rack tiles" }],
-  ["joker_freeing", { "tile-or-rearrange": "A joker is freed by its tile or by rearranging",
-    "tile-from-rack": "A joker is freed only by its tile, from the rack" }],
-  ["timeout_penalty", { "loose-tiles": "Time up: tiles in no valid set go back to the rack",
-    "restore-table": "Time up: the whole table is restored" }],
-  ["timeout_draw", "number", "Tiles drawn when time is up"],
-  ["timeout_draw_when_valid", "number", "… even when the table is valid"],
-  ["invalid_table_draw", "number", "Tiles drawn for an invalid table"],
-  ["empty_turn_draw", "number", "Tiles drawn when nothing is laid"],
-  ["rack_joker_penalty", "number", "A joker left on a rack counts"],
-  ["pool_empty_scoring", { difference: "Pool empty: each loser pays the difference to the lowest rack",
-    full: "Pool empty: each loser pays their full rack" }],
-  ["jokers", "number", "Jokers in the box"],
-  ["copies", "number", "Copies of each numbered tile"],
+  ["initial_meld_minimum", "number"],
+  ["table_play_in_initial_meld", "bool"],
+  ["joker_sets_splittable", "bool"],
+  ["freed_joker", ["same-turn", "new-set-with-two-rack-tiles"]],
+  ["joker_freeing", ["tile-or-rearrange", "tile-from-rack"]],
+  ["timeout_penalty", ["loose-tiles", "restore-table"]],
+  ["timeout_draw", "number"],
+  ["timeout_draw_when_valid", "number"],
+  ["invalid_table_draw", "number"],
+  ["empty_turn_draw", "number"],
+  ["rack_joker_penalty", "number"],
+  ["pool_empty_scoring", ["difference", "full"]],
+  ["jokers", "number"],
+  ["copies", "number"],
 ];
+export const RULE_KEYS = RULE_FIELDS.map(([key, kind]) => [key, Array.isArray(kind) ? kind : []]);
 
 function renderRuleSettings() {
   const ed = state.editions.find((x) => x.name === $("#edition").value);
   const s = (ed && ed.settings) || {};
-  $("#rule-settings").innerHTML = RULE_FIELDS.filter(([key]) => key in s).map(([key, kind, words]) => {
+  $("#rule-settings").innerHTML = RULE_FIELDS.filter(([key]) => key in s).map(([key, kind]) => {
     const v = s[key];
+    const help = `<span class="rule-help muted small">${esc(t(`rule.${key}.help`))}</span>`;
     if (kind === "bool") {
-      return `<label class="switch"><input type="checkbox" data-rule="${key}" ${v ? "checked" : ""}> ${esc(words)}</label>`;
+      return `<label class="switch rule"><input type="checkbox" data-rule="${key}" ${v ? "checked" : ""}> <span>${esc(t(`rule.${key}`))}${help}</span></label>`;
     }
     if (kind === "number") {
-      return `<label class="rule-number">${esc(words)} <input type="number" min="0" inputmode="numeric" data-rule="${key}" value="${esc(v)}"></label>`;
+      return `<label class="rule-number rule"><span>${esc(t(`rule.${key}`))}${help}</span> <input type="number" min="0" inputmode="numeric" data-rule="${key}" value="${esc(v)}"></label>`;
     }
-    const options = { ...kind };
-    if (!(v in options)) options[v] = v;
-    return `<label>${esc(key.replaceAll("_", " "))}<select data-rule="${key}">` +
-      Object.entries(options).map(([val, w]) => `<option value="${esc(val)}" ${val === v ? "selected" : ""}>${esc(w)}</option>`).join("") +
+    const options = kind.includes(v) ? kind : [...kind, v];
+    return `<label class="rule"><span>${esc(t(`rule.${key}`))}${help}</span><select data-rule="${key}">` +
+      options.map((val) => `<option value="${esc(val)}" ${val === v ? "selected" : ""}>${esc(t(`rule.${key}.${val}`))}</option>`).join("") +
       `</select></label>`;
   }).join("");
+}
+
+// Games running at this table (the table token lists them): a second phone joins one
+// instead of starting another.
+async function renderRunningGames() {
+  const el = $("#running-games");
+  el.innerHTML = "";
+  if (!api.tableToken) return;
+  let games = [];
+  try { games = await api.games(); } catch (_e) { return; }
+  const open = (games || []).filter((x) => x.state !== "finished" && x.token).reverse();
+  if (!open.length) return;
+  el.innerHTML = `<div class="card join-running"><h2>${esc(t("new.running"))}</h2><ul class="recent">` +
+    open.map((x) => `<li><button class="primary wide" data-join="${esc(x.id)}">${esc(t("new.join_game", { players: x.players.join(", ") }))}</button></li>`).join("") +
+    `</ul></div>`;
+  el.querySelectorAll("[data-join]").forEach((b) => b.addEventListener("click", () => {
+    const x = open.find((g) => g.id === b.dataset.join);
+    if (x) { state.tab = "play"; openGame(x.id, x.token); }
+  }));
 }
 
 // Only what differs from the edition goes to the server.
@@ -172,10 +192,10 @@ $("#edition").addEventListener("change", () => {
   renderRuleSettings();
   // The edition's own turn length, until the players choose another.
   const ed = state.editions.find((x) => x.name === $("#edition").value);
-  const t = ed && ed.settings ? ed.settings.turn_seconds : undefined;
-  if (t === undefined) return;
-  $("#timer-on").checked = t != null;
-  if (t != null) $("#timer-seconds").value = String(Math.min(300, Math.max(30, t)));
+  const seconds = ed && ed.settings ? ed.settings.turn_seconds : undefined;
+  if (seconds === undefined) return;
+  $("#timer-on").checked = seconds != null;
+  if (seconds != null) $("#timer-seconds").value = String(Math.min(300, Math.max(30, seconds)));
   $("#timer-seconds").dispatchEvent(new Event("input"));
   $("#timer-on").dispatchEvent(new Event("change"));
 });
@@ -191,9 +211,9 @@ $("#new-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   alerts.unlock();
   const players = [...document.querySelectorAll("#players .player")].map((i) => i.value.trim()).filter(Boolean);
-  if (players.length < 2) { toast("A game needs at least two players: write their names."); return; }
+  if (players.length < 2) { toast(t("new.two_players")); return; }
   if (new Set(players.map((p) => p.toLowerCase())).size !== players.length) {
-    toast("Two players have the same name: give each a different one."); return;
+    toast(t("new.same_name")); return;
   }
   const seconds = Math.min(300, Math.max(30, +$("#timer-seconds").value || 120));
   const body = {
@@ -217,7 +237,7 @@ $("#new-form").addEventListener("submit", async (e) => {
 export function renderStart() {
   const g = state.game;
   const n = g.round ? g.round.number + 1 : 1;
-  $("#start-title").textContent = `Round ${n}: who starts?`;
+  $("#start-title").textContent = t("start.title", { round: n });
   const sel = $("#starter");
   const names = g.players.map((p) => p.name);
   const key = `${names.join("|")}#${n}`;
@@ -234,16 +254,17 @@ $("#draw-photo").addEventListener("change", async (e) => {
   const file = e.target.files[0];
   e.target.value = "";
   if (!file) return;
-  $("#draw-result").innerHTML = `<p class="muted">Reading the drawn tiles…</p>`;
+  $("#draw-result").innerHTML = `<p class="muted">${esc(t("start.reading"))}</p>`;
   const r = await guard(() => api.startDraw(file));
   if (!r) { $("#draw-result").innerHTML = ""; return; }
   const drawn = r.drawn && r.drawn.length
-    ? `<ul class="drawn">${r.drawn.map((d) => `<li>${chip(d.tile)} ${esc(d.player)}${d.player === r.starter ? " <b class=\"ok\">starts</b>" : ""}</li>`).join("")}</ul>`
+    ? `<ul class="drawn">${r.drawn.map((d) => `<li>${chip(d.tile)} ${esc(d.player)}${d.player === r.starter ? ` <b class="ok">${esc(t("start.starts"))}</b>` : ""}</li>`).join("")}</ul>`
     : `<p>${chips(r.tiles || [])}</p>`;
-  $("#draw-result").innerHTML = `${drawn}<p class="message">${esc(r.message || "")}</p>` +
-    ((r.ties || []).length ? `<p class="bad">Tie: ${esc(r.ties.join(", "))} draw again.</p>` : "");
+  const said = r.starter ? t("start.starter_is", { player: r.starter }) : "";
+  $("#draw-result").innerHTML = `${drawn}<p class="message">${esc(said)}</p>` +
+    ((r.ties || []).length ? `<p class="bad">${esc(t("start.tie", { players: r.ties.join(", ") }))}</p>` : "");
   if (r.starter) $("#starter").value = r.starter;
-  if (r.message) alerts.say(r.message);
+  if (said) alerts.say(said);
 });
 
 $("#start-round").addEventListener("click", async () => {

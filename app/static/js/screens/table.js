@@ -1,11 +1,20 @@
 // The table screen: turn banner and countdown, the picture with its overlay, the table's
 // sets, the verdict, the camera (live or photo), corrections and the turn controls.
 
-import { goTab, onGame, refresh, render } from "../app.js";
-import { $, KEYS, TABLE_SAMPLES, alerts, api, guard, meldNeeded, overlay, sampleFile, saveJson, signature, state, toast, turnOf, words } from "../common.js";
+import { onGame, refresh, render } from "../app.js";
+import {
+  $, KEYS, TABLE_SAMPLES, alerts, api, guard, meldNeeded, notice, overlay, sampleFile, saveJson,
+  sayVerdict, signature, state, toast, turnCall, turnOf, words,
+} from "../common.js";
 import { toMs } from "../api.js";
 import { LiveCamera, cameraSupport } from "../camera.js";
-import { chip, chips, clock, esc, kindWord, plural, setChips, verdictHtml, verdictSpeech } from "../format.js";
+import { chips, clock, esc, kindWord, reasonsText, setChips, verdictHtml } from "../format.js";
+import { t, tm } from "../i18n.js";
+
+// The countdown turns amber, then red, by the share of the turn left (a 30 s turn is not
+// amber from its first second), with at least the last 10 s red.
+export const WARN_SHARE = 0.25;
+export const URGENT_SHARE = 0.1;
 
 // ---------------------------------------------------------------- the table
 
@@ -34,16 +43,26 @@ export function renderPlay() {
   const g = state.game;
   keepAwake(g.state === "playing");
   const turn = turnOf(g);
-  $("#turn-player").textContent = turn ? turn.player : "—";
-  $("#turn-number").textContent = turn ? turn.number : "";
-  $("#btn-pause").textContent = turn && turn.paused ? "Resume" : "Pause";
+  $("#btn-pause").textContent = turn && turn.paused ? t("play.resume") : t("play.pause");
   $("#btn-pause").hidden = !g.timer || !g.timer.enabled;
   const ext = (g.timer && g.timer.extensions) || 0;
   const left = turn ? (turn.extensions_left ?? ext - (turn.extensions_used || 0)) : 0;
   $("#btn-extend").hidden = !ext || !turn || left <= 0;
-  $("#btn-extend").textContent = `+${Math.round((g.timer && g.timer.extension_seconds) || 30)} s`;
+  $("#btn-extend").textContent = t("play.extend", { seconds: Math.round((g.timer && g.timer.extension_seconds) || 30) });
   ensureCamera();
   renderVerdict();
+  renderCountdown();
+}
+
+// Whose turn and the countdown, in the sticky header on every tab while a round runs.
+export function renderBanner() {
+  const g = state.game;
+  const turn = turnOf(g);
+  $("#turn-banner").hidden = !(g && g.state === "playing" && turn);
+  if (!turn) return;
+  $("#turn-player").textContent = turn.player;
+  // Turns count within the round (the server numbers them across the game).
+  $("#turn-label").textContent = t("play.turn_of_round", { turn: turn.in_round ?? turn.number, round: g.round.number });
   renderCountdown();
 }
 
@@ -62,12 +81,16 @@ export function renderCountdown() {
   if (!g || g.state !== "playing") { el.textContent = ""; return; }
   const left = remainingSeconds();
   const turn = turnOf(g);
-  if (left == null) { el.textContent = "no timer"; el.className = "countdown off"; return; }
+  if (left == null) { el.textContent = t("play.no_timer"); el.className = "countdown off"; return; }
   el.textContent = turn.paused ? `${clock(left)} ⏸` : clock(left);
-  el.className = "countdown" + (turn.paused ? " paused" : left <= 10 ? " urgent" : left <= 30 ? " warn" : "");
+  const total = Math.max(1, (g.timer.seconds || 0) + (turn.extensions_used || 0) * (g.timer.extension_seconds || 30));
+  const urgent = left <= Math.max(10, total * URGENT_SHARE);
+  const warn = left <= total * WARN_SHARE;
+  el.className = "countdown" + (turn.paused ? " paused" : urgent ? " urgent" : warn ? " warn" : "");
+  el.dataset.share = String(Math.round((left / total) * 100) / 100);
   if (turn.paused) return;
-  if (left > 31) state.warned = false;
-  if (left <= 30 && left > 10 && !state.warned && (g.timer.seconds || 0) > 30) {
+  if (!warn) state.warned = false;
+  if (warn && !urgent && !state.warned) {
     state.warned = true;
     alerts.warning();
   }
@@ -80,12 +103,20 @@ export function renderCountdown() {
   }
 }
 
+// The last verdict folds into one line that opens on a tap (kept open across polls).
 function renderVerdict() {
   const el = $("#verdict");
-  el.hidden = !state.verdict;
-  el.innerHTML = state.verdict ? verdictHtml(state.verdict, { meldNeeded: meldNeeded() }) : "";
-  el.classList.toggle("timed-out", !!(state.verdict && state.verdict.timed_out));
-  el.classList.toggle("illegal", !!(state.verdict && !state.verdict.legal));
+  const v = state.verdict;
+  el.hidden = !v;
+  const key = v ? `${v.round}:${v.turn}:${JSON.stringify(v.penalty || null)}:${v.legal}` : "";
+  if (el.dataset.key !== key) {
+    el.dataset.key = key;
+    el.open = false;
+    el.innerHTML = v ? verdictHtml(v, { meldNeeded: meldNeeded() }) : "";
+  }
+  el.classList.toggle("timed-out", !!(v && v.timed_out));
+  el.classList.toggle("illegal", !!(v && !v.legal && !(v.passed && !v.timed_out)));
+  el.classList.toggle("pass", !!(v && v.passed && !v.timed_out));
 }
 
 function penaltyPhoto() {
@@ -99,7 +130,17 @@ function highlights() {
   if (!v || !v.penalty || !v.penalty.tiles_back) return [];
   const photo = penaltyPhoto();
   const onThisPhoto = !photo || !state.reading || photo === state.reading.photo_id;
-  return onThisPhoto ? v.penalty.tiles_back.filter((t) => t && t.corners) : [];
+  return onThisPhoto ? v.penalty.tiles_back.filter((x) => x && x.corners) : [];
+}
+
+// A refused turn puts the table back as it was (the reading before the turn): until the
+// table is read anew, the judged photo stays up with what goes back marked on it, after an
+// "End turn" as after a timeout.
+function restoredAfterPenalty() {
+  const v = state.verdict;
+  const r = state.reading;
+  return !!(r && penaltyPhoto() && v.before_reading != null && r.reading_id === v.before_reading &&
+    r.photo_id !== penaltyPhoto());
 }
 
 function showPhoto(photoId) {
@@ -115,9 +156,10 @@ function showPhoto(photoId) {
 // judged stays up with the tiles going back to the rack marked on it.
 function renderStage() {
   const live = state.mode && state.mode.live;
-  const r = state.reading;
+  const r = restoredAfterPenalty() ? null : state.reading;
   if (r) {
-    if (live) $("#photo").hidden = true;
+    // A sample sent while the camera runs shows as itself until the camera reads anew.
+    if (live && (r.photo_id == null || r.photo_id !== state.samplePhoto)) $("#photo").hidden = true;
     else if (r.photo_id != null) showPhoto(r.photo_id);
     fitStage(r.width, r.height);
     $("#stage-empty").hidden = true;
@@ -129,10 +171,10 @@ function renderStage() {
     // Until the table is read again, the judged photo stays up (over the live video too).
     const img = showPhoto(photo);
     const draw = () => {
-      if (state.reading || penaltyPhoto() !== photo) return;
+      if ((state.reading && !restoredAfterPenalty()) || penaltyPhoto() !== photo) return;
       fitStage(img.naturalWidth, img.naturalHeight);
       overlay.show({ width: img.naturalWidth, height: img.naturalHeight, tiles: [], sets: [] },
-        { highlight: state.verdict.penalty.tiles_back.filter((t) => t && t.corners) });
+        { highlight: state.verdict.penalty.tiles_back.filter((x) => x && x.corners) });
     };
     if (img.complete && img.naturalWidth) draw(); else img.onload = draw;
     $("#stage-empty").hidden = true;
@@ -159,52 +201,60 @@ function fitStage(w, h) {
   if (w && h) $("#stage").style.aspectRatio = `${w} / ${h}`;
 }
 
+// The table's line under the picture (valid or not, always on the first screen) and the
+// sets below it.
 function renderSummary() {
-  const r = state.reading;
+  const r = restoredAfterPenalty() ? null : state.reading;
   const el = $("#table-summary");
+  const line = $("#table-line");
   if (!r) {
     const v = state.verdict;
-    el.innerHTML = v && !v.legal && penaltyPhoto()
-      ? `<p>The table goes back to how it was at the start of ${esc(v.player)}'s turn: ` +
-        `the tiles marked <b class="back-word">back</b> return to the rack. The camera reads the table again when it changes.</p>`
-      : `<p class="muted">The table has not been read yet.</p>`;
+    const back = v && penaltyPhoto();
+    line.className = "table-line muted";
+    line.textContent = back ? t("table.restored", { player: v.player }) : t("table.not_read");
+    el.innerHTML = back ? `<p>${esc(t("table.restored_how"))}</p>` : "";
+    el.hidden = !back;
     return;
   }
+  el.hidden = false;
   const sets = r.sets || [];
-  const bad = sets.filter((s) => !s.valid).length;
-  const head = r.table_valid
-    ? `<h3 class="ok">The table is valid</h3>`
-    : `<h3 class="bad">The table is not valid${bad ? `: ${plural(bad, "invalid set")}` : ""}${(r.loose || []).length ? `, ${plural(r.loose.length, "loose tile")}` : ""}</h3>`;
-  const rows = sets.map((s) => `<li class="set ${s.valid ? "valid" : "invalid"}">${setChips(r, s)}` +
-    ` <span class="kind">${esc(kindWord(s))}${s.valid ? `, ${esc(s.value)} points` : ""}</span>` +
-    (s.valid ? "" : `<br><span class="reason">${esc((s.reasons || []).join("; "))}</span>`) + `</li>`).join("");
-  const byId = new Map((r.tiles || []).map((t) => [t.id, t]));
+  const bad = sets.filter((x) => !x.valid).length;
+  const looseCount = (r.loose || []).length;
+  line.className = `table-line ${r.table_valid ? "ok" : "bad"}`;
+  line.textContent = !(r.tiles || []).length ? t("table.empty")
+    : r.table_valid ? t("table.valid")
+      : [t("table.not_valid"), bad ? t("table.invalid_sets", { count: bad }) : "", looseCount ? t("table.loose_tiles", { count: looseCount }) : ""].filter(Boolean).join(" · ");
+  if (!(r.tiles || []).length) line.className = "table-line muted";
+  const rows = sets.map((x) => `<li class="set ${x.valid ? "valid" : "invalid"}">${setChips(r, x)}` +
+    ` <span class="kind">${esc(kindWord(x))}${x.valid ? `, ${esc(t("set.points", { count: x.value }))}` : ""}</span>` +
+    (x.valid ? "" : `<br><span class="reason">${esc(reasonsText(x))}</span>`) + `</li>`).join("");
+  const byId = new Map((r.tiles || []).map((x) => [x.id, x]));
   const loose = (r.loose || []).map((id) => byId.get(id)).filter(Boolean);
-  const uncertain = (r.tiles || []).filter((t) => t.uncertain).length;
+  const uncertain = (r.tiles || []).filter((x) => x.uncertain).length;
   const edge = (r.edge_tiles || []).length;
-  el.innerHTML = head + `<ul class="sets">${rows}</ul>` +
-    (edge ? `<p class="edge-warning"><b>${plural(edge, "tile")} at the photo's edge:</b> the edge may cut ${edge === 1 ? "it" : "them"} or hide more. Photograph the whole table.</p>` : "") +
-    (r.corrections_dropped ? `<p class="small"><b>Corrections made with the other phone's camera (or another photo) no longer apply: correct again if needed.</b></p>` : "") +
-    (loose.length ? `<p>Loose: ${chips(loose)}</p>` : "") +
-    (uncertain ? `<p class="muted small">${plural(uncertain, "tile")} marked ? ${uncertain === 1 ? "is" : "are"} uncertain: tap ${uncertain === 1 ? "it" : "one"} on the picture to correct it.</p>` : `<p class="muted small">Tap a tile on the picture to correct a misread.</p>`);
+  el.innerHTML = `<ul class="sets">${rows}</ul>` +
+    (edge ? `<p class="edge-warning">${esc(t("table.edge", { count: edge }))}</p>` : "") +
+    (r.corrections_dropped ? `<p class="small"><b>${esc(t("table.corrections_dropped"))}</b></p>` : "") +
+    (loose.length ? `<p>${esc(t("table.loose"))} ${chips(loose)}</p>` : "") +
+    (!(r.tiles || []).length ? "" : `<p class="muted small">${esc(uncertain ? t("table.uncertain", { count: uncertain }) : t("table.tap"))}</p>`);
 }
 
 // ---- camera
 
 function ensureCamera() {
   const support = state.spectator
-    ? { live: false, why: "A spectator's link: it shows the game as the players' phone runs it." }
+    ? { live: false, why: t("camera.spectator") }
     : state.cameraTaken
-      ? { live: false, taken: true, why: `${state.cameraTaken} The picture here is what that camera reads.` }
+      ? { live: false, taken: true, why: `${state.cameraTaken} ${t("camera.taken_picture")}` }
       : cameraSupport(state.prefs.photo);
   const same = state.mode && state.mode.live === support.live;
-  if (same && (!support.live || state.camera)) return;
+  if (same && (!support.live || state.camera || state.cameraPending)) return;
   stopCamera();
   state.mode = support;
-  $("#mode-badge").textContent = support.live ? "Live camera" : state.spectator ? "Watching"
-    : support.taken ? "Camera on another phone" : "Photo mode";
+  $("#mode-badge").textContent = support.live ? t("camera.live") : state.spectator ? t("camera.watching")
+    : support.taken ? t(state.cameraTakenBy === "watch" ? "camera.on_watch" : "camera.on_phone") : t("camera.photo_mode");
   $("#mode-badge").className = `badge ${support.live ? "live" : "photo"}`;
-  $("#mode-why").textContent = support.why;
+  $("#mode-why").textContent = support.why && support.why.startsWith("camera.") ? t(support.why) : support.why;
   $("#video").hidden = !support.live;
   $("#photo").hidden = support.live || !state.reading;
   $("#table-photo-label").hidden = support.live || !!support.taken;
@@ -213,29 +263,49 @@ function ensureCamera() {
 }
 
 async function startCamera() {
+  if (!state.cameraAsked) {
+    // Another camera films this game now: this phone asks before taking it over (never
+    // by accident, e.g. a second phone that only joined to watch the clock).
+    state.cameraAsked = true;
+    state.cameraPending = true;
+    const stats = await api.frameStats().catch(() => null);
+    state.cameraPending = false;
+    const other = stats && stats.camera;
+    if (other && other.streaming) {
+      stopCamera();
+      state.cameraTakenBy = other.by;
+      state.cameraTaken = t(other.by === "watch" ? "camera.filming_watch" : "camera.filming_phone");
+      ensureCamera();
+      askTakeover(other.by);
+      return;
+    }
+    if (!state.mode || !state.mode.live) return; // the mode changed meanwhile
+  }
   const cam = new LiveCamera(api, $("#video"), {
     fps: 3,
     onReading: (reading, still) => {
       // `reading` is the server's latest stable table; `still` says whether this frame's
       // scene held still (hands over the table move, tiles don't).
       setReading(reading);
-      $("#mode-badge").textContent = still === false ? "Live camera · movement" : "Live camera";
+      $("#mode-badge").textContent = still === false ? t("camera.live_moving") : t("camera.live");
     },
     onGame: (game) => onGame(game),
     onChanged: () => refresh(),
     onStatus: (s, detail) => {
-      if (s === "live") $("#mode-badge").textContent = "Live camera";
-      if (s === "error" && detail) toast(String(detail));
+      if (s === "live") $("#mode-badge").textContent = t("camera.live");
+      if (s === "error" && detail) toast(words(detail));
     },
-    onTaken: (detail) => {
-      // One camera per game: this phone stops filming and shows the other camera's table.
+    onTaken: (detail, messageId) => {
+      // One camera per game: this phone stops filming and shows the other camera's table;
+      // the takeover is said at the top of the screen, by what took it (a phone, the webcam).
       if (state.camera !== cam) return;
       state.camera = null;
       state.mode = null;
-      state.cameraTaken = String(detail);
+      state.cameraTakenBy = messageId && messageId.id === "camera.taken_by_watch" ? "watch" : "phone";
+      state.cameraTaken = messageId ? tm(messageId, String(detail)) : t("server.camera.taken_by_phone");
       ensureCamera();
       renderStage();
-      toast(String(detail), "info");
+      notice(state.cameraTaken);
     },
   });
   state.camera = cam;
@@ -251,7 +321,7 @@ async function startCamera() {
     state.prefs.photo = true;
     state.mode = null;
     ensureCamera();
-    $("#mode-why").textContent = `${words(e)} Photo mode instead.`;
+    $("#mode-why").textContent = `${words(e)} ${t("camera.photo_instead")}`;
   }
 }
 
@@ -261,26 +331,41 @@ export function stopCamera() {
   state.mode = null;
 }
 
-async function sendTablePhoto(file) {
+async function sendTablePhoto(file, { keepLive = false } = {}) {
   $("#stage-empty").hidden = true;
   const img = $("#photo");
-  if (state.mode && !state.mode.live) {
+  if (state.mode && (!state.mode.live || keepLive)) {
     img.src = URL.createObjectURL(file);
     img.hidden = false;
   }
   overlay.clear();
-  $("#table-summary").innerHTML = `<p class="muted">Reading the table…</p>`;
+  $("#table-line").textContent = t("table.reading");
   const reading = await guard(() => api.photo(file));
+  if (reading && keepLive && state.mode && state.mode.live) state.samplePhoto = reading.photo_id;
   if (reading) setReading(reading);
   else renderSummary();
+  return reading;
 }
 
 $("#btn-take-camera").addEventListener("click", () => {
-  // Starting this phone's camera again takes the game's camera back.
+  // Starting this phone's camera again takes the game's camera back: asked first.
+  askTakeover(state.cameraTakenBy || "phone");
+});
+
+// Another camera films this game now: take it over only when the player says so.
+export async function askTakeover(by) {
+  $("#takeover-text").textContent = t(by === "watch" ? "takeover.text_watch" : "takeover.text_phone");
+  const dialog = $("#takeover-dialog");
+  dialog.returnValue = "";
+  dialog.showModal();
+  await new Promise((resolve) => dialog.addEventListener("close", resolve, { once: true }));
+  if (dialog.returnValue !== "ok") return false;
   state.cameraTaken = null;
+  state.cameraTakenBy = null;
   stopCamera();
   ensureCamera();
-});
+  return true;
+}
 
 $("#table-photo").addEventListener("change", (e) => {
   const file = e.target.files[0];
@@ -288,90 +373,26 @@ $("#table-photo").addEventListener("change", (e) => {
   if (file) sendTablePhoto(file);
 });
 
+// A newcomer's sample: a valid table first, then an invalid one. It is sent as a photo of
+// the table; a live camera keeps running (its next change of the table reads over it).
 $("#btn-sample").addEventListener("click", () => guard(async () => {
   const name = TABLE_SAMPLES[state.sampleIndex % TABLE_SAMPLES.length];
   state.sampleIndex++;
-  if (state.mode && state.mode.live) {
-    // A sample is a still photo: show it as one, the live camera resumes on reload.
-    state.prefs.photo = true;
-    $("#opt-photo").checked = true;
-    ensureCamera();
-  }
-  await sendTablePhoto(await sampleFile(name));
-  toast(`Sample table "${name}" sent as a photo of the table.`, "info");
+  const reading = await sendTablePhoto(await sampleFile(name), { keepLive: true });
+  if (reading) toast(t(reading.table_valid ? "sample.valid" : "sample.invalid"), "info");
 }));
-
-// ---- overlay taps: corrections
-
-let correcting = null;
-$("#overlay").addEventListener("click", (e) => {
-  if (state.spectator) return;
-  const box = $("#overlay").getBoundingClientRect();
-  const tile = overlay.tileAt(e.clientX - box.left, e.clientY - box.top);
-  if (tile) openCorrection(tile);
-});
-
-function openCorrection(tile) {
-  correcting = { tile, color: tile.joker ? null : tile.color, number: tile.number, joker: !!tile.joker };
-  $("#correct-was").innerHTML = chip(tile.joker ? "J" : `${({ black: "K", red: "R", blue: "B", orange: "O" })[tile.color] || "?"}${tile.number}`);
-  $("#correct-colors").innerHTML = [["K", "black"], ["R", "red"], ["B", "blue"], ["O", "orange"], ["J", "joker"]]
-    .map(([l, c]) => `<button type="button" class="tile t-${c}" data-color="${l}">${l === "J" ? "J" : c}</button>`).join("");
-  $("#correct-numbers").innerHTML = Array.from({ length: 13 }, (_, i) => `<button type="button" data-number="${i + 1}">${i + 1}</button>`).join("");
-  updateCorrection();
-  $("#correct-dialog").showModal();
-}
-
-function correctionCode() {
-  if (!correcting) return null;
-  if (correcting.joker) return "J";
-  const l = ({ black: "K", red: "R", blue: "B", orange: "O", K: "K", R: "R", B: "B", O: "O" })[correcting.color];
-  return l && correcting.number ? `${l}${correcting.number}` : null;
-}
-
-function updateCorrection() {
-  const code = correctionCode();
-  $("#correct-code").textContent = code || "?";
-  $("#correct-ok").disabled = !code;
-  document.querySelectorAll("#correct-colors button").forEach((b) => b.classList.toggle("chosen",
-    correcting.joker ? b.dataset.color === "J" : ({ black: "K", red: "R", blue: "B", orange: "O" })[correcting.color] === b.dataset.color || correcting.color === b.dataset.color));
-  document.querySelectorAll("#correct-numbers button").forEach((b) => {
-    b.classList.toggle("chosen", !correcting.joker && +b.dataset.number === correcting.number);
-    b.disabled = correcting.joker;
-  });
-}
-
-$("#correct-colors").addEventListener("click", (e) => {
-  const b = e.target.closest("[data-color]");
-  if (!b) return;
-  correcting.joker = b.dataset.color === "J";
-  if (!correcting.joker) correcting.color = b.dataset.color;
-  updateCorrection();
-});
-$("#correct-numbers").addEventListener("click", (e) => {
-  const b = e.target.closest("[data-number]");
-  if (!b) return;
-  correcting.number = +b.dataset.number;
-  updateCorrection();
-});
-$("#correct-dialog").addEventListener("close", async () => {
-  if ($("#correct-dialog").returnValue !== "ok" || !correcting) return;
-  const code = correctionCode();
-  const tile = correcting.tile;
-  correcting = null;
-  const reading = await guard(() => api.correct(tile.id, code));
-  if (reading) { setReading(reading); toast(`Tile corrected to ${code}.`, "info"); }
-});
 
 // ---- turn controls
 
 $("#btn-pause").addEventListener("click", async () => {
   alerts.unlock();
   const turn = turnOf(state.game);
-  const game = await guard(() => (turn && turn.paused ? api.resume() : api.pause()));
+  const game = await turnCall(() => (turn && turn.paused ? api.resume(turn.id ?? turn.number) : api.pause(turn && (turn.id ?? turn.number))));
   if (game) onGame(game);
 });
 $("#btn-extend").addEventListener("click", async () => {
-  const game = await guard(() => api.extend());
+  const turn = turnOf(state.game);
+  const game = await turnCall(() => api.extend(turn && (turn.id ?? turn.number)));
   if (game) onGame(game);
 });
 
@@ -381,10 +402,11 @@ async function endTurn() {
   alerts.unlock();
   $("#btn-end").disabled = true;
   try {
-    const v = await guard(() => api.endTurn());
+    const turn = turnOf(state.game);
+    const v = await turnCall(() => api.endTurn(turn && (turn.id ?? turn.number)));
     if (v) {
       state.verdict = v;
-      alerts.say(verdictSpeech(v));
+      sayVerdict(v);
       await refresh();
     }
   } finally {
@@ -397,15 +419,19 @@ $("#btn-end").addEventListener("click", endTurn);
 export function maybeAutoEnd() {
   const r = state.reading;
   if (!state.prefs.auto || !r || !r.table_valid || state.ending) return;
-  if (state.game.state !== "playing" || !turnOf(state.game)) return;
+  if (state.game.state !== "playing" || !turnOf(state.game) || state.game.round.counting) return;
   if (signature(r) === state.turnStartSig) return;
   const since = toMs(r.stable_since);
   if (Number.isNaN(since) || api.serverNow() - since < 5000) return;
   endTurn();
 }
 
-$("#btn-round-over").addEventListener("click", () => { state.tab = "roundend"; render(); });
-$("#btn-back-play").addEventListener("click", () => goTab("play"));
+// Someone went out: the server stops the turn (no timeout while the racks are counted).
+$("#btn-round-over").addEventListener("click", async () => {
+  const turn = turnOf(state.game);
+  const game = await turnCall(() => api.goingOut(true, turn && (turn.id ?? turn.number)));
+  if (game) { state.tab = "roundend"; onGame(game); }
+});
 
 // ---- options
 
