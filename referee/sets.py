@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from referee.editions import DEFAULT_RULES, Rules
+from referee.reasons import Reason
 from referee.tiles import Color, Tile, format_tiles, parse_tiles
 
 __all__ = ["SetVerdict", "check_set", "check_table", "table_is_valid"]
@@ -78,17 +79,22 @@ def check_set(tiles: Iterable[Tile] | str, rules: Rules | None = None) -> SetVer
     reasons: list[str] = []
     # Every set on the table has at least three tiles (section 2).
     if size < _MIN:
-        reasons.append(f"too short: {size} tile{'s' if size != 1 else ''}; a set needs at least 3")
+        reasons.append(Reason(f"too short: {size} tile{'s' if size != 1 else ''}; a set needs "
+                              f"at least 3", "set.too_short", count=size))
     # Jokers alone stand for nothing, so such a set is no run and no group.
     if size and not reals:
-        reasons.append("only jokers: a set of jokers alone stands for nothing")
+        reasons.append(Reason("only jokers: a set of jokers alone stands for nothing",
+                              "set.only_jokers"))
     # More jokers in one set than the box holds means a misread or a foreign tile.
     if joker_count > rules.jokers:
-        reasons.append(f"too many jokers: {joker_count} jokers, but the {rules.name} edition "
-                       f"has {rules.jokers}")
+        reasons.append(Reason(f"too many jokers: {joker_count} jokers, but the {rules.name} "
+                              f"edition has {rules.jokers}", "set.too_many_jokers",
+                              count=joker_count, edition=rules.name, allowed=rules.jokers))
     # A colour slot the edition does not print cannot be part of any set.
     for color in sorted(colors - set(rules.colors), key=list(Color).index):
-        reasons.append(f"unknown colour: the {rules.name} edition has no {color.name_word} tiles")
+        reasons.append(Reason(f"unknown colour: the {rules.name} edition has no "
+                              f"{color.name_word} tiles", "set.unknown_colour",
+                              edition=rules.name, colors=color.value))
 
     run = _run_reading(tiles, reals, numbers, size) if len(colors) <= 1 and reals else None
     group = (_group_reading(reals, colors, joker_count, size, rules)
@@ -100,7 +106,7 @@ def check_set(tiles: Iterable[Tile] | str, rules: Rules | None = None) -> SetVer
     if not run and not group:
         reasons.extend(_shape_problems(tiles, reals, colors, numbers, joker_count, size, rules))
     if not reasons:
-        reasons.append("not a run or a group")
+        reasons.append(Reason("not a run or a group", "set.not_run_or_group"))
     return SetVerdict(tiles, False, None, reasons, [], [], face_value)
 
 
@@ -176,39 +182,49 @@ def _shape_problems(tiles, reals, colors, numbers, joker_count, size, rules) -> 
     if not looks_like_run and not looks_like_group:
         if len(numbers) > 1:
             # Neither one colour nor one number: say both, since no shape is more likely.
-            problems.append(f"mixed colours and numbers: a run is one colour "
-                            f"({_words(colors)} here), a group one number "
-                            f"({_numbers(numbers)} here)")
+            problems.append(Reason(f"mixed colours and numbers: a run is one colour "
+                                   f"({_words(colors)} here), a group one number "
+                                   f"({_numbers(numbers)} here)", "set.mixed_both",
+                                   colors=_letters(colors), numbers=_numbers(numbers)))
             return problems
         # Same colour and same number, e.g. R5 R5 J: both shapes forbid the repeat.
-        problems.append(f"duplicate tile: {_repeats(reals, lambda t: t)}; a run holds each "
-                        f"number once and a group each colour once")
+        problems.append(Reason(f"duplicate tile: {_repeats(reals, lambda t: t)}; a run holds "
+                               f"each number once and a group each colour once",
+                               "set.duplicate_tile", tiles=_repeats(reals, lambda t: t)))
         return problems
     if looks_like_run:
         if len(colors) > 1:
             # A run is a single colour (section 2).
-            problems.append(f"mixed colours: a run is one colour, this set has {_words(colors)}")
+            problems.append(Reason(f"mixed colours: a run is one colour, this set has "
+                                   f"{_words(colors)}", "set.mixed_colours",
+                                   colors=_letters(colors)))
         problems.extend(_run_problems(reals, numbers, joker_count, size))
     else:
         if len(numbers) > 1:
-            problems.append(f"mixed numbers: a group is one number, this set has "
-                            f"{_numbers(numbers)}")
+            problems.append(Reason(f"mixed numbers: a group is one number, this set has "
+                                   f"{_numbers(numbers)}", "set.mixed_numbers",
+                                   numbers=_numbers(numbers)))
         if len(colors) < len(reals):
             # Two tiles of one colour in a group (section 9).
-            problems.append(f"duplicate colour in a group: {_repeats(reals, lambda t: t.color)}; "
-                            f"a group has each colour once")
+            repeats = _repeats(reals, lambda t: t.color)
+            problems.append(Reason(f"duplicate colour in a group: {repeats}; a group has each "
+                                   f"colour once", "set.duplicate_colour", tiles=repeats))
         if size > rules.group_max:
-            problems.append(f"too long: {size} tiles; a group has at most {rules.group_max}")
+            problems.append(Reason(f"too long: {size} tiles; a group has at most "
+                                   f"{rules.group_max}", "set.too_long_group", count=size,
+                                   most=rules.group_max))
     return problems
 
 
 def _run_problems(reals, numbers, joker_count, size) -> list[str]:
     problems = []
     if len(numbers) < len(reals):
-        problems.append(f"duplicate number in a run: {_repeats(reals, lambda t: t.number)}; "
-                        f"a run holds each number once")
+        repeats = _repeats(reals, lambda t: t.number)
+        problems.append(Reason(f"duplicate number in a run: {repeats}; a run holds each number "
+                               f"once", "set.duplicate_number", tiles=repeats))
     if size > _TOP:
-        problems.append(f"too long: {size} tiles; a run has at most 13")
+        problems.append(Reason(f"too long: {size} tiles; a run has at most 13",
+                               "set.too_long_run", count=size))
     ordered = sorted(numbers)
     missing = [n for n in range(ordered[0], ordered[-1] + 1) if n not in numbers]
     if len(missing) > joker_count:
@@ -216,18 +232,23 @@ def _run_problems(reals, numbers, joker_count, size) -> list[str]:
         gaps = [b - a - 1 for a, b in zip(ordered, ordered[1:], strict=False)]
         wrap_gap = ordered[0] + _TOP - ordered[-1] - 1
         if gaps and max(gaps) > wrap_gap and len(missing) - max(gaps) + wrap_gap <= joker_count:
-            problems.append("wraps past 13: 13 ends a run and 1 can only start one "
-                            "(12-13-1 is invalid)")
+            problems.append(Reason("wraps past 13: 13 ends a run and 1 can only start one "
+                                   "(12-13-1 is invalid)", "set.wraps"))
         else:
             shown = ", ".join(str(n) for n in missing[:6]) + ("..." if len(missing) > 6 else "")
             fill = f"{joker_count} joker{'s' if joker_count != 1 else ''}"
-            problems.append(f"gap: {len(missing)} number{'s' if len(missing) != 1 else ''} "
-                            f"missing ({shown}) and {fill} to fill them")
+            problems.append(Reason(f"gap: {len(missing)} number{'s' if len(missing) != 1 else ''} "
+                                   f"missing ({shown}) and {fill} to fill them", "set.gap",
+                                   count=len(missing), missing=shown, jokers=joker_count))
     return problems
 
 
 def _words(colors) -> str:
     return ", ".join(c.name_word for c in sorted(colors, key=list(Color).index))
+
+
+def _letters(colors) -> str:
+    return " ".join(c.value for c in sorted(colors, key=list(Color).index))
 
 
 def _numbers(numbers) -> str:

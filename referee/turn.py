@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from referee.editions import DEFAULT_RULES, Rules, copy_problems
+from referee.reasons import Reason
 from referee.sets import SetVerdict, check_set
 from referee.tiles import Tile, format_tiles
 
@@ -37,17 +38,18 @@ def check_initial_meld(sets: Table, rules: Rules | None = None) -> MeldVerdict:
     problems = []
     # An initial meld is one or more complete sets.
     if not verdicts:
-        problems.append("no sets: an initial meld is one or more complete sets")
+        problems.append(Reason("no sets: an initial meld is one or more complete sets",
+                               "turn.no_sets"))
     for number, verdict in enumerate(verdicts, 1):
         # Every set in it must be valid on its own.
         if not verdict.valid:
-            problems.append(f"set {number} ({_codes(verdict.tiles)}) is invalid: "
-                            f"{'; '.join(verdict.reasons)}")
+            problems.append(_set_invalid(number, verdict))
     total = sum(v.value for v in verdicts if v.valid)
     # Worth at least the minimum (30), jokers counting as the tile they stand for.
     if verdicts and total < rules.initial_meld_minimum:
-        problems.append(f"initial meld worth {total} points; it must be worth at least "
-                        f"{rules.initial_meld_minimum}")
+        problems.append(Reason(f"initial meld worth {total} points; it must be worth at least "
+                               f"{rules.initial_meld_minimum}", "turn.meld_low", points=total,
+                               need=rules.initial_meld_minimum))
     return MeldVerdict(not problems, total, problems, verdicts)
 
 
@@ -98,19 +100,22 @@ def check_turn(
     # A tile on the table never goes back to a rack (section 5); a joker least of all (6, 9).
     jokers_gone = left_count[Tile.joker()]
     if jokers_gone:
-        problems.append(f"a joker went from the table to the rack ({jokers_gone}): a freed joker "
-                        f"must be played again in the same turn")
+        problems.append(Reason(f"a joker went from the table to the rack ({jokers_gone}): a "
+                               f"freed joker must be played again in the same turn",
+                               "turn.joker_to_rack", count=jokers_gone))
     numbered_gone = [t for t in left_table if not t.is_joker]
     if numbered_gone:
-        problems.append(f"tiles left the table: {_codes(numbered_gone)}; a tile on the table "
-                        f"never goes back to a rack")
+        problems.append(Reason(f"tiles left the table: {_codes(numbered_gone)}; a tile on the "
+                               f"table never goes back to a rack", "turn.tiles_left",
+                               tiles=_codes(numbered_gone)))
     # Everything new on the table must come from this player's rack.
     not_from_rack = sorted((played_count - rack).elements())
     if not_from_rack:
-        problems.append(f"tiles not from the rack: {_codes(not_from_rack)}")
+        problems.append(Reason(f"tiles not from the rack: {_codes(not_from_rack)}",
+                               "turn.not_from_rack", tiles=_codes(not_from_rack)))
     # Laying nothing is a pass: the player draws instead (section 5); `draw` says how many.
     if not played:
-        problems.append("laid nothing from the rack: a pass")
+        problems.append(Reason("laid nothing from the rack: a pass", "turn.pass"))
     # Every set at the end of the turn is valid and at least 3 tiles long (sections 2, 5),
     # as far as this player made it: a set that was already invalid before the turn and
     # that they left as it was is the previous player's mistake, named apart.
@@ -122,30 +127,36 @@ def check_turn(
             inherited[key] -= 1
             inherited_sets.append(number - 1)
             if len(verdict.tiles) == 1:
-                invalid_before.append(f"{_codes(verdict.tiles)} already lay alone on the table "
-                                      f"before this turn, and still does")
+                invalid_before.append(Reason(f"{_codes(verdict.tiles)} already lay alone on the "
+                                             f"table before this turn, and still does",
+                                             "turn.alone_before", tiles=_codes(verdict.tiles)))
             else:
-                invalid_before.append(f"set {number} ({_codes(verdict.tiles) or 'empty'}) was "
-                                      f"already invalid before this turn and was left as it "
-                                      f"was: {'; '.join(verdict.reasons)}")
+                invalid_before.append(Reason(
+                    f"set {number} ({_codes(verdict.tiles) or 'empty'}) was already invalid "
+                    f"before this turn and was left as it was: {'; '.join(verdict.reasons)}",
+                    "turn.invalid_before", number=number, tiles=_codes(verdict.tiles),
+                    reasons=list(verdict.reasons)))
             continue
         if len(verdict.tiles) == 1:
-            problems.append(f"{_codes(verdict.tiles)} lies alone on the table: every tile "
-                            f"there must be part of a set of 3 or more")
+            problems.append(Reason(f"{_codes(verdict.tiles)} lies alone on the table: every "
+                                   f"tile there must be part of a set of 3 or more",
+                                   "turn.alone", tiles=_codes(verdict.tiles)))
         elif not verdict.valid:
-            problems.append(f"set {number} ({_codes(verdict.tiles) or 'empty'}) is invalid: "
-                            f"{'; '.join(verdict.reasons)}")
+            problems.append(_set_invalid(number, verdict))
     # More copies than the box holds means a misread somewhere.
     for problem in dict.fromkeys(copy_problems(list(before.elements()) + list(rack.elements()),
                                                rules) + copy_problems(after.elements(), rules)):
-        problems.append(f"impossible count: {problem}")
+        problems.append(Reason(f"impossible count: {problem}", "turn.impossible_count",
+                               text=problem))
 
     # "Rummy": a set holding a joker stays together (section 6).
     if not rules.joker_sets_splittable:
         for tiles in table_before:
             if any(t.is_joker for t in tiles) and not _kept_together(tiles, table_after):
-                problems.append(f"the set {_codes(tiles)} holds a joker and may not be split "
-                                f"in the {rules.name} edition")
+                problems.append(Reason(f"the set {_codes(tiles)} holds a joker and may not be "
+                                       f"split in the {rules.name} edition",
+                                       "turn.joker_set_split", tiles=_codes(tiles),
+                                       edition=rules.name))
 
     meld_total = None
     if not has_melded:
@@ -188,12 +199,16 @@ def _initial_meld(table_before, table_after, played_count, verdicts, rules, prob
     if not rules.table_play_in_initial_meld:
         # Dutch how-to and tournaments: the initial-meld turn leaves table sets alone.
         if changed_table_sets:
-            problems.append(f"the initial meld may not add to, split or rearrange table sets "
-                            f"in the {rules.name} edition (changed: "
-                            f"{'; '.join(_codes(s) for s in changed_table_sets)})")
+            changed = "; ".join(_codes(s) for s in changed_table_sets)
+            problems.append(Reason(f"the initial meld may not add to, split or rearrange table "
+                                   f"sets in the {rules.name} edition (changed: {changed})",
+                                   "turn.meld_changed_table", edition=rules.name,
+                                   tiles=changed))
         for index in mixed:
-            problems.append(f"the initial meld uses table tiles: set {index + 1} "
-                            f"({_codes(table_after[index])}) mixes table and rack tiles")
+            problems.append(Reason(f"the initial meld uses table tiles: set {index + 1} "
+                                   f"({_codes(table_after[index])}) mixes table and rack tiles",
+                                   "turn.meld_table_tiles", number=index + 1,
+                                   tiles=_codes(table_after[index])))
     if meld_total < rules.initial_meld_minimum:
         message = (f"initial meld worth {meld_total} points; it must be worth at least "
                    f"{rules.initial_meld_minimum} from the rack alone")
@@ -202,7 +217,8 @@ def _initial_meld(table_before, table_after, played_count, verdicts, rules, prob
             message += (f" (table tiles never count: set"
                         f"{'s' if len(mixed) > 1 else ''} "
                         f"{', '.join(str(i + 1) for i in mixed)} use table tiles)")
-        problems.append(message)
+        problems.append(Reason(message, "turn.meld_low_rack", points=meld_total,
+                               need=rules.initial_meld_minimum))
     return meld_total
 
 
@@ -214,6 +230,12 @@ def _kept_together(tiles, table_after) -> bool:
     """The numbered tiles of a joker set all still lie in one set (a joker may be freed)."""
     needed = Counter(t for t in tiles if not t.is_joker)
     return any(not needed - Counter(s) for s in table_after)
+
+
+def _set_invalid(number: int, verdict: SetVerdict) -> Reason:
+    return Reason(f"set {number} ({_codes(verdict.tiles) or 'empty'}) is invalid: "
+                  f"{'; '.join(verdict.reasons)}", "turn.set_invalid", number=number,
+                  tiles=_codes(verdict.tiles), reasons=list(verdict.reasons))
 
 
 def _codes(tiles) -> str:

@@ -326,7 +326,7 @@ def test_sets_invalid_before_the_turn_are_the_referees_words_not_the_players_fau
     html = verdict_html(verdict)
     if html is not None:
         assert "invalid-sets" not in html and "Invalid before the turn" in html
-        assert "K9 R9 K9" in html.split("Invalid before the turn")[1]
+        assert "black 9, red 9, black 9" in html.split("Invalid before the turn")[1]
     # Ben adds a tile to that group: it is his set now, a problem, no longer "preexisting".
     _turn_between(app, game["id"], [run, group], [run, (["K9", "R9", "K9", "B9"], (100, 300))])
     verdict = end_turn(client, game)

@@ -37,6 +37,7 @@ from referee import (
     score_round,
 )
 from referee.editions import SETTINGS
+from referee.reasons import reason_refs
 from referee.timer import timeout_penalty
 from vision.decode import Photo, PhotoError
 from vision.detections import TileDetections
@@ -281,6 +282,9 @@ def reading_json(d: TileDetections, rules: Rules, width: int, height: int,
     result = {"photo": photo_id, "photo_id": photo_id, "width": int(width),
               "height": int(height), "tiles": table.detections.to_json()}
     result.update(table.to_json())
+    # Each set's reasons as message ids too: the page words them in its player's language.
+    for out, verdict in zip(result["sets"], table.verdicts, strict=True):
+        out["reason_ids"] = reason_refs(verdict.reasons)
     result["warnings"] = ([] if len(d) else ["no tiles found"]) + list(table.warnings)
     return result
 
@@ -741,7 +745,8 @@ class GameService:
             # it was is named in `preexisting_invalid` instead (the referee's table after
             # the turn lists the photo's sets first, in order, so the indexes agree).
             inherited = set(v.inherited_sets)
-            invalid_sets = [{"tiles": [after_codes[i] for i in ids], "reasons": list(sv.reasons)}
+            invalid_sets = [{"tiles": [after_codes[i] for i in ids], "reasons": list(sv.reasons),
+                             "reason_ids": reason_refs(sv.reasons)}
                             for k, (ids, sv) in enumerate(zip(judged.after.sets,
                                                               judged.after.verdicts, strict=True))
                             if not sv.valid and k not in inherited]
@@ -760,10 +765,12 @@ class GameService:
                 "first_meld": first_meld,
                 "first_meld_ok": bool(first_meld and legal and v.played),
                 "problems": list(v.problems),
+                "problem_ids": reason_refs(v.problems),  # the page words them
                 "invalid_sets": invalid_sets,
                 # The referee's words for sets already invalid before this turn and left
                 # as they were: said, but not held against this player.
                 "preexisting_invalid": list(v.invalid_before),
+                "preexisting_ids": reason_refs(v.invalid_before),
                 "draws": int(draw),
                 "penalty": penalty,
                 "time_used_s": round(float(time_used), 3),

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from referee.reasons import REASON_IDS
+
 ENGLISH: dict[str, str] = {
     # turns and rounds refused at the wrong moment (409)
     "turn.none": "no turn is running: start a round first",
@@ -65,3 +67,8 @@ class Message:
 
 def say(message_id: str, **params) -> Message:
     return Message(message_id, params)
+
+
+def all_ids() -> set[str]:
+    """Every message id the server can send the page: its own and the referee's reasons."""
+    return set(ENGLISH) | set(REASON_IDS)

@@ -71,8 +71,9 @@ export function tm(message, fallback = "") {
   const params = {};
   for (const [name, value] of Object.entries(message.params || {})) {
     if (value && typeof value === "object" && value.id) params[name] = tm(value);
-    else if (Array.isArray(value)) params[name] = value.map((v) => (v && v.id ? tm(v) : tileWords(v))).join(", ");
-    else if (name === "tile" || name === "tiles") params[name] = String(value).split(/\s+/).filter(Boolean).map(tileWords).join(", ");
+    else if (Array.isArray(value)) params[name] = value.map((v) => (v && v.id ? tm(v) : tileWords(v))).join("; ");
+    else if (name === "tile" || name === "tiles") params[name] = String(value).split(/[\s;]+/).filter(Boolean).map(tileWords).join(", ");
+    else if (name === "colors") params[name] = String(value).split(/\s+/).filter(Boolean).map((c) => t(`color.${c}`)).join(", ");
     else params[name] = value;
   }
   return t(key, params);
