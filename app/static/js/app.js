@@ -4,7 +4,8 @@
 // shows the same game and the same timer. Each screen is its own module under screens/.
 
 import {
-  $, KEYS, alerts, api, hooks, loadJson, saveJson, sayVerdict, signature, state, toast, turnOf, words,
+  $, KEYS, alerts, api, hooks, loadJson, overlay, saveJson, sayVerdict, signature, state, toast, turnOf,
+  words,
 } from "./common.js";
 import { ApiError } from "./api.js";
 import { preferredLanguage, setLanguage, t } from "./i18n.js";
@@ -183,6 +184,6 @@ function boot() {
 
 document.addEventListener("click", () => alerts.unlock(), { once: true });
 // For tests and the curious: what the page has said and what it shows.
-window.rummikub = { state, alerts, api };
+window.rummikub = { state, alerts, api, overlay };
 // The catalogue first: every screen words itself from it.
 setLanguage(preferredLanguage()).finally(boot);

@@ -90,8 +90,9 @@ export async function turnCall(fn) {
     return await fn();
   } catch (e) {
     if (e instanceof ApiError && e.status === 409) {
-      const counting = e.messageId && e.messageId.id === "turn.counting";
-      notice(counting ? words(e) : t("notice.turn_ended", { player: turn ? turn.player : "" }));
+      // The server's words where it says what happened; "that turn has ended" otherwise.
+      const said = e.messageId && e.messageId.id !== "turn.ended";
+      notice(said ? words(e) : t("notice.turn_ended", { player: turn ? turn.player : "" }));
       if (hooks.refresh) await hooks.refresh();
     } else {
       toast(words(e));
