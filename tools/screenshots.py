@@ -30,13 +30,14 @@ def shrink(path: Path) -> None:
     except ImportError:
         return
     with Image.open(path) as im:
-        im.convert("RGB").quantize(colors=128).save(path, optimize=True)
+        im.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE,
+                                   dither=Image.Dither.FLOYDSTEINBERG).save(path, optimize=True)
 
 
 def shoot(browser, server: Server, lang: str, size: str, out: Path) -> list[Path]:
     from playwright.sync_api import expect
 
-    context = browser.new_context(viewport=SIZES[size], device_scale_factor=1,
+    context = browser.new_context(viewport=SIZES[size], device_scale_factor=1, color_scheme="dark",
                                   locale=LOCALES[lang], is_mobile=size == "phone",
                                   has_touch=size == "phone")
     page = context.new_page()
