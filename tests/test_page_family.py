@@ -241,8 +241,23 @@ def test_going_out_during_a_running_turn_costs_no_penalty(server, browser):
     create_game(page, server, seconds=30)
     game = page.evaluate("() => ({id: window.rummikub.state.game.id,"
                          " token: window.rummikub.api.token})")
+    # A second phone that has not yet heard of it (its polls answered with the old game).
+    other, other_errors = new_page(browser)
+    other.goto(f"{lan(server)}/?g={game['id']}&token={game['token']}")
+    expect(other.locator("#btn-pause")).to_be_visible()
+    stale = api(server, "GET", f"/api/games/{game['id']}", game["token"])
+    other.route(lambda url: url.endswith(f"/api/games/{game['id']}"),
+                lambda route: route.fulfill(json=stale) if route.request.method == "GET"
+                else route.continue_())
     page.click("#btn-round-over")  # Ann laid her last tile: the racks are counted
     expect(page.locator("#screen-roundend")).to_be_visible()
+    # Its late press is refused by the server and said calmly at the top of its screen.
+    other.click("#btn-pause")
+    expect(other.locator("#notice")).to_contain_text("the racks are being counted")
+    assert in_view(other, "#notice")
+    other.unroute_all()
+    expect(other.locator("#screen-roundend")).to_be_visible()  # it counts the racks too
+    assert not other_errors, other_errors
     view = api(server, "GET", f"/api/games/{game['id']}", game["token"])
     assert view["round"]["counting"] and view["round"]["turn"]["paused"]
     left = view["round"]["turn"]["remaining_s"]
@@ -313,6 +328,15 @@ def test_a_second_phone_joins_the_running_game_from_the_printed_link(server, bro
     join.click()
     expect(page.locator("#turn-player")).to_have_text("Dee")
     check_layout(page, "joined at 1366 x 768")
+    # The language is switched in the Game tab and kept on this phone.
+    page.click("[data-tab=info]")
+    page.select_option("#language", "de")
+    expect(page.locator("[data-tab=info]")).to_have_text("Spiel")
+    expect(page.locator("#turn-label")).to_contain_text("Runde 1 · Zug 1")
+    page.reload()
+    expect(page.locator("[data-tab=play]")).to_have_text("Tisch")
+    page.click("[data-tab=info]")
+    page.select_option("#language", "en")
     # The Game tab: every link with a QR code and a copy button, none cut off.
     page.click("[data-tab=info]")
     shares = page.locator("#info .share")
