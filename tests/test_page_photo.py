@@ -97,7 +97,7 @@ def test_photo_mode_reading_correction_verdict_and_reload(server, tmp_path):
         expect(verdict.locator(".invalid-sets")).to_contain_text("gap")
         expect(verdict.locator(".penalty")).to_be_visible()  # what goes back, what to draw
         expect(page.locator("#turn-player")).to_have_text("Ben")
-        text = verdict.locator("summary").inner_text()
+        text = verdict.locator(".headline").inner_text()
 
         page.click("[data-tab=history]")
         turn = page.locator("#history details.turn")
@@ -110,7 +110,7 @@ def test_photo_mode_reading_correction_verdict_and_reload(server, tmp_path):
         page.reload()
         expect(page.locator("#turn-player")).to_have_text("Ben")
         expect(verdict).to_contain_text("Ann: not a legal turn")
-        assert verdict.locator("summary").inner_text() == text
+        assert verdict.locator(".headline").inner_text() == text
         link = page.evaluate("() => window.rummikub.api.token")
         game = page.evaluate("() => window.rummikub.state.game.id")
         other = context.browser.new_context(viewport={"width": 390, "height": 844}).new_page()

@@ -35,6 +35,7 @@ export async function setLanguage(code, { save = false } = {}) {
   plurals = new Intl.PluralRules(lang);
   if (save) localStorage.setItem(KEY, lang);
   document.documentElement.lang = lang;
+  document.title = t("brand");
   translatePage();
   return lang;
 }
