@@ -157,6 +157,7 @@ export class Overlay {
       if (t.uncertain) text += "?";
       label(ctx, text, x, y, t.uncertain ? AMBER : "#ffffff", LABEL_PX.tile * unit);
     }
+    const labelled = [];
     for (const item of this.highlight || []) {
       const corners = item && item.corners;
       if (!corners) continue;
@@ -165,6 +166,10 @@ export class Overlay {
       path(ctx, grow(corners, 3 * unit));
       ctx.stroke();
       const [x, y] = centre(corners);
+      // One word for tiles side by side: overlapping labels read as none.
+      const near = labelled.some(([lx, ly]) => Math.abs(lx - x) < 60 * unit && Math.abs(ly - y) < 30 * unit);
+      if (near) continue;
+      labelled.push([x, y]);
       label(ctx, t("overlay.back"), x, y + 16 * unit, MAGENTA, LABEL_PX.back * unit);
     }
   }
