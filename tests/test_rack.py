@@ -7,8 +7,8 @@ import pytest
 
 from referee import edition
 from tests.table_helpers import detections_from, row, turned_round
-from vision.labels import TILE_CLASSES
-from vision.rack import read_rack, rows_of, start_order
+from vision.game.rack import read_rack, rows_of, start_order
+from vision.recognition.labels import TILE_CLASSES
 
 RULES = edition("original")
 
@@ -86,7 +86,7 @@ def test_one_tile_per_player_or_a_clear_error():
 def test_every_rack_photo_of_valid_is_totalled_right(real_photos_dir):
     from referee import Tile, rack_penalty
     from training.real_data import load_split
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     racks = ["rummy3-7", "rummy3-10", "rummy4-87", "rummy4-92", "rummy4-93"]
     photos = {p.key: p for p in load_split("valid", real_photos_dir) if p.key in racks}

@@ -1,7 +1,7 @@
 """Subcommands that judge a game from photos: `turn`, `round`, `start` (and `score PHOTO`).
 
 `score_photo(args)` is what `rummikub score` calls for a photo path: the tiles on a rack
-photo and the rack's penalty. Every photo goes through the same `vision.pipeline`
+photo and the rack's penalty. Every photo goes through the same `vision.recognition.pipeline`
 objects as `scan`, with the models loaded once per command.
 """
 
@@ -109,8 +109,8 @@ class _Reader:
         self.frame: tuple[int, int] | None = None  # the last photo's (width, height)
 
     def read(self, path: str):
-        from vision.decode import PhotoError, open_photo
-        from vision.pipeline import ModelsMissing, TileReader
+        from vision.recognition.decode import PhotoError, open_photo
+        from vision.recognition.pipeline import ModelsMissing, TileReader
 
         if self._reader is None:
             try:
@@ -163,7 +163,7 @@ def _rack_lines(rack, indent: str = "  ") -> list[str]:
 
 # ----------------------------------------------------------------------------- turn
 def run_turn(args: argparse.Namespace) -> int:
-    from vision.turn import judge_turn
+    from vision.game.turn import judge_turn
 
     rules = _rules(args)
     reader = _Reader(args.models, args.profile)
@@ -173,7 +173,7 @@ def run_turn(args: argparse.Namespace) -> int:
     frames = (before_frame, reader.frame)
     rack = None
     if args.rack:
-        from vision.rack import read_rack
+        from vision.game.rack import read_rack
 
         rack = read_rack(reader.read(args.rack), rules).detections
     turn = judge_turn(before, after, rules=rules, rack=rack, first_meld=args.first_meld,
@@ -217,7 +217,7 @@ def score_photo(args: argparse.Namespace) -> int:
     Reads `args.photo` (or the first of `args.photos` / `args.tiles`), `args.edition`,
     `args.json` and `args.models` when present.
     """
-    from vision.rack import read_rack
+    from vision.game.rack import read_rack
 
     photo = getattr(args, "photo", None)
     for name in ("photos", "tiles"):
@@ -243,7 +243,7 @@ def score_photo(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- round
 def run_round(args: argparse.Namespace) -> int:
     from referee import ScoreSheet, Tile, score_round
-    from vision.rack import read_rack
+    from vision.game.rack import read_rack
 
     rules = _rules(args)
     players = _players(args.players)
@@ -325,7 +325,7 @@ def run_round(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- start
 def run_start(args: argparse.Namespace) -> int:
-    from vision.rack import start_order
+    from vision.game.rack import start_order
 
     _rules(args)  # the draw needs no rules, but a bad --edition or --set is still said
     players = _players(args.players)

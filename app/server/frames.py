@@ -5,7 +5,7 @@ slot: a new frame replaces a waiting one (counted as dropped), so nothing queues
 bound and the reading always follows the newest picture. One asyncio task per game hands
 the game to a small thread pool shared by all tables (off the event loop); the pool thread
 takes the newest frame only when it starts, runs the photo pipeline, and the game's
-`vision.tracker.TableTracker` votes over recent frames and says when the table changed
+`vision.game.tracker.TableTracker` votes over recent frames and says when the table changed
 and held still. Only then is the reading judged, stored with its frame and
 made the game's latest table: the referee never judges a single frame.
 
@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 
 from app.server.games import GameError, GameService
 from app.server.uploads import open_photo, sniff_type
-from vision.decode import PhotoError
-from vision.pipeline import detection_reduction
+from vision.recognition.decode import PhotoError
+from vision.recognition.pipeline import detection_reduction
 
 GRAY_WIDTH = 160  # the small grey picture the tracker measures stillness on
 IDLE_S = 30 * 60.0  # a game's tracker is let go after this long without frames or sockets
@@ -52,7 +52,7 @@ class CameraTaken(GameError):
 
 def make_tracker(rules, hold: int = 3):
     """A live tracker for one game's camera, with the game's rules as priors."""
-    from vision.tracker import TableTracker
+    from vision.game.tracker import TableTracker
 
     return TableTracker(rules=rules, hold=hold)
 

@@ -37,8 +37,8 @@ from referee import (
 )
 from referee.editions import SETTINGS
 from referee.timer import timeout_penalty
-from vision.decode import Photo, PhotoError
-from vision.detections import TileDetections
+from vision.recognition.decode import Photo, PhotoError
+from vision.recognition.detections import TileDetections
 
 log = logging.getLogger("rummikub.server")
 
@@ -146,7 +146,7 @@ def tile_height(d: TileDetections) -> float:
 
 def _align_views(around: list, d: TileDetections) -> tuple[np.ndarray, np.ndarray] | None:
     """The similarity transform from the view a correction was made in to `d`'s view, from
-    the tiles read alike in both (RANSAC, as the tracker and `vision.turn` align frames),
+    the tiles read alike in both (RANSAC, as the tracker and `vision.game.turn` align frames),
     with the inlier mask over `around`; None when the tiles do not give one."""
     import cv2
 
@@ -253,7 +253,7 @@ def apply_corrections(d: TileDetections, corrections: list[dict], view: str | No
 def reading_json(d: TileDetections, rules: Rules, width: int, height: int,
                  photo_id: str | None) -> dict:
     """The `rummikub scan --json` object of one photo (plus `photo_id`)."""
-    from vision.table import judge_table
+    from vision.game.table import judge_table
 
     table = judge_table(d, rules, frame=(int(width), int(height)))
     result = {"photo": photo_id, "photo_id": photo_id, "width": int(width),
@@ -291,7 +291,7 @@ def _tiles_of(reading) -> list[list[Tile]]:
 @dataclass
 class PhotoIn:
     """An uploaded photo whose header and pixel data passed the checks: its bytes (kept)
-    and the `vision.decode.Photo` the pipeline reads, decoded only as far as it needs
+    and the `vision.recognition.decode.Photo` the pipeline reads, decoded only as far as it needs
     (a big JPEG at 1/2 to 1/8 of each side; each decode is kept for the next use)."""
 
     data: bytes
@@ -612,7 +612,7 @@ class GameService:
     # -- turns -----------------------------------------------------------------------------
     def end_turn(self, game_id: str, photo_id: str | None = None, *, timed_out: bool = False,
                  only_if_expired: bool = False) -> dict:
-        from vision.turn import judge_turn
+        from vision.game.turn import judge_turn
 
         with self.lock(game_id):
             row = self.row(game_id)
@@ -909,7 +909,7 @@ class GameService:
                 "warnings": []}
 
     def rack_from_photo(self, game_id: str, player: str, photo: PhotoIn) -> dict:
-        from vision.rack import read_rack
+        from vision.game.rack import read_rack
 
         row = self.row(game_id)
         self._player(row, player)
@@ -928,7 +928,7 @@ class GameService:
                            f"{', '.join(row.config['players'])}")
 
     def start_draw(self, game_id: str, photo: PhotoIn) -> dict:
-        from vision.rack import start_order
+        from vision.game.rack import start_order
 
         with self.lock(game_id):
             row = self.row(game_id)

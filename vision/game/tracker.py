@@ -5,7 +5,7 @@ for a frame, the camera shakes. `TableTracker` keeps a *track* per place on the 
 turns the frames into a *stable* table that changes only when a change has held:
 
 1. Frames are aligned first. The camera may shake, so the tiles read alike in this frame
-   and in the tracks' last places give a similarity transform (RANSAC, as `vision.turn`
+   and in the tracks' last places give a similarity transform (RANSAC, as `vision.game.turn`
    does between two photos); every track, seen or hidden, follows it.
 2. A detection belongs to the track whose place is nearest, within `MATCH_RADIUS` of the
    two tiles' heights; a detection with no track starts one.
@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.detections import TileDetections
-from vision.turn import _nearest_first, _tile_size
+from vision.game.turn import _nearest_first, _tile_size
+from vision.recognition.detections import TileDetections
 
 MATCH_RADIUS = 0.5  # a detection belongs to a track this many tile heights away at most
 # (neighbours in a set lie one tile width = 0.72 heights apart)

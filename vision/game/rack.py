@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.detections import TileDetections
-from vision.geometry import TablePlane
-from vision.layout import tile_frames
+from vision.recognition.detections import TileDetections
+from vision.recognition.geometry import TablePlane, tile_frames
 
 # A reading the rack's way round is taken when it holds at least this share of the
 # probability of the reading as drawn (tuned on rendered racks 90,000+, see bench).
@@ -55,7 +54,7 @@ def rows_of(detections: TileDetections, plane: bool = True) -> list[list[int]]:
     "Down" is the tiles' own down axis (their mean), so a rack photographed at an angle
     still splits into its rows; a new row starts where the centres jump down by half a tile.
     With `plane`, the rows are split on the rack's plane estimated from the tiles
-    (`vision.geometry.TablePlane`): seen from the side, a rack's rows slant towards each
+    (`vision.recognition.geometry.TablePlane`): seen from the side, a rack's rows slant towards each
     other and its far tiles shrink, so "half a tile down" in the photo is not the same
     everywhere; on the plane it is. A photo seen from the front keeps the photo (the plane
     is then the identity).
@@ -93,7 +92,7 @@ def read_rack(detections: TileDetections, rules=None, *,
     """The tiles of one rack photo, re-read with the rack's way and the copy counts, and
     their total. `frame`: the photo's (width, height), to warn about tiles its edge may cut."""
     from referee import DEFAULT_RULES, Tile, copy_problems, rack_penalty
-    from vision.table import _fix_copies, _read_turned, edge_tiles, edge_warning
+    from vision.game.table import _fix_copies, _read_turned, edge_tiles, edge_warning
 
     rules = rules or DEFAULT_RULES
     labels = tuple(detections.labels)
@@ -158,7 +157,7 @@ class StartDraw:
     warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        from vision.labels import split_code
+        from vision.recognition.labels import split_code
 
         drawn = []
         for name, code in zip(self.players, self.codes, strict=True):
