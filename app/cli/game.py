@@ -111,6 +111,7 @@ class _Reader:
     def read(self, path: str):
         from vision.recognition.decode import PhotoError, open_photo
         from vision.recognition.pipeline import ModelsMissing, TileReader
+        from vision.recognition.quality import refuse_unfit
 
         if self._reader is None:
             try:
@@ -124,7 +125,9 @@ class _Reader:
             # checked now; decoded (only as far as the reading needs) by the reader
             photo = open_photo(path)
             self.frame = (photo.width, photo.height)
-            return self._reader.read(photo)
+            detections = self._reader.read(photo)
+            refuse_unfit(photo, detections)  # too blurred, dark or overexposed: never judged
+            return detections
         except PhotoError as error:
             message = str(error)
             raise _error(message if str(path) in message else f"{path}: {message}") from None
@@ -175,7 +178,9 @@ def run_turn(args: argparse.Namespace) -> int:
     if args.rack:
         from vision.game.rack import read_rack
 
-        rack = read_rack(reader.read(args.rack), rules).detections
+        on_rack = read_rack(reader.read(args.rack), rules)
+        # the tiles standing on the rack only: those lying beside it are no one's
+        rack = on_rack.detections[[i for row in on_rack.rows for i in row]]
     turn = judge_turn(before, after, rules=rules, rack=rack, first_meld=args.first_meld,
                       frames=frames)
     if args.json:
@@ -232,7 +237,7 @@ def score_photo(args: argparse.Namespace) -> int:
     if getattr(args, "json", False):
         _print_json({**rack.to_json(str(photo)), "edition": rules.name})
         return 0
-    print(f"{photo}: {len(rack.detections)} tiles, penalty {rack.total}")
+    print(f"{photo}: {len(rack.codes)} tiles, penalty {rack.total}")
     for line in _rack_lines(rack):
         print(line)
     for warning in rack.warnings:
@@ -263,7 +268,7 @@ def run_round(args: argparse.Namespace) -> int:
             continue
         reading = read_rack(reader.read(photo), rules, frame=reader.frame)
         readings[name] = reading
-        racks[name] = [Tile.from_code(c) for c in reading.detections.codes]
+        racks[name] = [Tile.from_code(c) for c in reading.codes]  # standing on the rack
     try:
         result = score_round(racks, args.winner, rules)
     except ValueError as error:
@@ -290,6 +295,7 @@ def run_round(args: argparse.Namespace) -> int:
                 {"name": name, "photo": photo if photo != "-" else None,
                  "tiles": readings[name].detections.to_json() if readings[name] else [],
                  "rows": readings[name].to_json()["rows"] if readings[name] else [],
+                 "off_rack": list(readings[name].off_rack) if readings[name] else [],
                  "total": result.rack_totals.get(name, 0), "score": result.scores[name],
                  "warnings": readings[name].warnings if readings[name] else []}
                 for name, photo in zip(players, photos, strict=True)

@@ -39,6 +39,7 @@ from referee.editions import SETTINGS
 from referee.timer import timeout_penalty
 from vision.recognition.decode import Photo, PhotoError
 from vision.recognition.detections import TileDetections
+from vision.recognition.quality import PhotoUnfit, refuse_unfit
 
 log = logging.getLogger("rummikub.server")
 
@@ -849,11 +850,16 @@ class GameService:
     def _read(self, photo: PhotoIn) -> TileDetections:
         """The tiles of an uploaded photo. The upload check decoded the detector's image;
         the tiles may be cropped from a finer decode, and if that one fails the photo is
-        still the sender's problem (400), not the server's."""
+        still the sender's problem (400), not the server's. A photo too blurred, dark or
+        overexposed to read is refused (422) with what to do, never judged."""
         try:
-            return self.reader.read(photo.photo)
+            detections = self.reader.read(photo.photo)
+            refuse_unfit(photo.photo, detections)
+        except PhotoUnfit as error:
+            raise GameError(str(error), 422) from None
         except PhotoError as error:
             raise GameError(str(error), 400) from None
+        return detections
 
     def latest_reading(self, game_id: str) -> dict:
         row = self.row(game_id)
@@ -919,7 +925,7 @@ class GameService:
         return {"player": player, "tiles": [codes[i] for r in rack.rows for i in r],
                 "rows": [[codes[i] for i in r] for r in rack.rows], "total": int(rack.total),
                 "photo_id": photo_id, "warnings": list(rack.warnings),
-                "edge_tiles": list(rack.edge)}
+                "edge_tiles": list(rack.edge), "off_rack": [codes[i] for i in rack.off_rack]}
 
     @staticmethod
     def _player(row: GameRow, player: str) -> None:
