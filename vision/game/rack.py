@@ -22,9 +22,10 @@ from vision.recognition.geometry import TablePlane, tile_frames
 # probability of the reading as drawn (tuned on rendered racks 90,000+, see bench).
 RACK_WAY_RATIO = 0.01
 COS_ALONG = np.cos(np.radians(25))  # a tile within 25 degrees of the rack's way lies on it
-# A tile standing on the rack faces within this of the rack's way (wider than COS_ALONG:
-# seen from the side, a rack's far tiles lean). Tiles lying on the table face any way.
-COS_ON_RACK = np.cos(np.radians(35))
+# A tile standing on the rack faces within this of the rack's way, on the rack's plane:
+# the real valid/ racks' tiles lie within 4 degrees of it, a rack seen from the side at 35
+# degrees (bench.eval_geometry) within 16. Tiles lying on the table face any way.
+COS_ON_RACK = np.cos(np.radians(20))
 # A rack has two tiers, one tile height (and a little) apart: a row of tiles further than
 # this many tile heights from the rack's fullest row lies on the table behind or before it.
 TIER_STEP = 1.7
