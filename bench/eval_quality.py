@@ -92,10 +92,13 @@ def evaluate(models_dir=None, log=print) -> dict:
             part.append(_row(kind, strength, photo, clean[photo.key], counts, q))
         rows += part
         log(_summary_line(kind, strength, part))
+    summary = first_wrong(rows)
+    for line in _first_wrong_lines(summary):
+        log(line)
     return {"rows": rows, "thresholds": {
         "max_edge_width": quality.MAX_EDGE_WIDTH, "min_body_grey": quality.MIN_BODY_GREY,
         "max_burnt_share": quality.MAX_BURNT_SHARE, "min_photo_grey": quality.MIN_PHOTO_GREY,
-        "max_photo_burnt": quality.MAX_PHOTO_BURNT}, "first_wrong": first_wrong(rows)}
+        "max_photo_burnt": quality.MAX_PHOTO_BURNT}, "first_wrong": summary}
 
 
 def _row(kind, strength, photo, clean_counts, counts, q) -> dict:
@@ -107,15 +110,25 @@ def _row(kind, strength, photo, clean_counts, counts, q) -> dict:
 
 
 def first_wrong(rows: list[dict]) -> dict:
-    """Per measure, the least severe value at which a reading went wrong, and the most
-    severe value of a reading still right (photos with tiles only)."""
+    """Per measure, over the changes it judges (blur, darkness, overexposure) and the
+    photos with tiles: each photo's least severe value at which its reading went wrong
+    (sorted), and the most severe value of a reading still right."""
     out = {}
-    for name, worse in (("edge_width", max), ("body_grey", min), ("burnt_share", max)):
-        wrong = [r[name] for r in rows if r["wrong"] and r["tiles"] and r[name] is not None]
-        fine = [r[name] for r in rows if not r["wrong"] and r["tiles"] and r[name] is not None]
+    for name, kinds, worse in (("edge_width", ("gaussian", "motion"), max),
+                               ("body_grey", ("dark",), min),
+                               ("burnt_share", ("overexposed",), max)):
+        judged = [r for r in rows if r["kind"] in kinds and r["tiles"] and r[name] is not None]
         best = min if worse is max else max
-        out[name] = {"first_wrong": best(wrong) if wrong else None,
-                     "worst_still_right": worse(fine) if fine else None}
+        per_photo = {}
+        for r in judged:
+            if r["wrong"]:
+                per_photo[r["photo"]] = best(per_photo.get(r["photo"], r[name]), r[name])
+        fine = [r[name] for r in judged if not r["wrong"]]
+        clean = [r[name] for r in rows if r["kind"] == "clean" and r[name] is not None]
+        out[name] = {"first_wrong_per_photo": sorted(per_photo.values(),
+                                                     reverse=worse is min),
+                     "worst_still_right": worse(fine) if fine else None,
+                     "clean": [min(clean), max(clean)] if clean else None}
     return out
 
 
@@ -138,6 +151,15 @@ def _summary_line(kind: str, strength: str, rows: list[dict]) -> str:
             f"{right:4d}/{tiles} right | edge {spread('edge_width')} | body "
             f"{spread('body_grey')} | burnt {spread('burnt_share')} | refused "
             f"{refused:2d}/{len(rows)} (of them right {refused_right}; wrong kept {kept_wrong})")
+
+
+def _first_wrong_lines(summary: dict) -> list[str]:
+    lines = []
+    for name, row in summary.items():
+        firsts = ", ".join(f"{v:.2f}" for v in row["first_wrong_per_photo"][:8])
+        lines.append(f"  {name}: clean photos {row['clean'][0]:.2f}-{row['clean'][1]:.2f}; "
+                     f"first wrong, per photo (least severe first): {firsts} ...")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

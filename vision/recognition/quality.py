@@ -5,12 +5,13 @@ measure means the same whether the tiles are big or small in the photo: what the
 classifier sees is what is judged. The thresholds were set where the readings of the real
 `valid/` photos first go wrong (`bench.eval_quality`, docs/decisions/quality-gate.md).
 
-- blur: the ink's edge width in crop pixels (inside the face, its outline left out), (p95 - p5 of the crop's grey) over
-  sqrt(2 pi) times its steepest gradients (p99) along one direction: a step edge blurred
-  by a Gaussian of sigma s has exactly that width s. Taken along 4 directions and the
-  widest kept, since a shake smears edges along its direction only and leaves the others
-  sharp (the steepest gradients of all directions together barely move with it). The
-  median over the tiles.
+- blur: the ink's edge width in crop pixels (inside the face, its outline left out):
+  (p95 - p5 of the crop's grey) over sqrt(2 pi) times its steepest slopes (p99) along one
+  direction. A step edge blurred by a Gaussian of sigma s has that width s (a little more
+  for small s: the pixels' own width). Taken along 4 directions and the widest kept,
+  since a shake smears the edges across its direction only and leaves the others sharp
+  (the steepest slopes of all directions together barely move with it). The median over
+  the tiles.
 - dark: the tiles' body brightness (the median grey of a crop; the face is most of it),
   the median over the tiles; with no tile found, the photo's own median grey.
 - overexposed: the share of a crop's pixels at the top of the range, the median over the
@@ -31,6 +32,7 @@ MIN_BODY_GREY = 36.0  # 0-255; clean valid/ photos 143-229
 MAX_BURNT_SHARE = 0.5  # of a crop's pixels at >= BURNT_GREY; clean valid/ photos 0.00
 BURNT_GREY = 250
 INSET = 0.12  # of a crop's sides left out of the blur measure: the tile's outline
+NO_EDGES = 0.125  # a direction whose slopes are below this share of the steepest's has none
 # With no tile found the whole photo is judged (no blur measure: without tiles there is no
 # scale to judge it at): darker than this median grey, or more than this share burnt white.
 MIN_PHOTO_GREY = 20.0  # clean valid/ photos 89-201
@@ -95,7 +97,8 @@ def unfit_words(problems: list[str]) -> str:
 
 
 def crop_edge_width(grey: np.ndarray) -> np.ndarray:
-    """(N,) edge width in pixels of each (N, H, W) grey crop."""
+    """(N,) edge width in pixels of each (N, H, W) grey crop (its face inside the outline),
+    along the direction (of 4, 45 degrees apart) where its edges are widest."""
     g = np.asarray(grey, np.float32)
     if len(g) == 0:
         return np.zeros(0, np.float32)
@@ -106,12 +109,15 @@ def crop_edge_width(grey: np.ndarray) -> np.ndarray:
     gy, gx = np.gradient(g, axis=(1, 2))
     flat = g.reshape(len(g), -1)
     span = np.percentile(flat, 95, axis=1) - np.percentile(flat, 5, axis=1)
-    widest = np.zeros(len(g), np.float64)
-    for angle in np.radians([0, 45, 90, 135]):
-        along = np.abs(np.cos(angle) * gx + np.sin(angle) * gy).reshape(len(g), -1)
-        steep = np.percentile(along, 99, axis=1)
-        widest = np.maximum(widest, span / (np.sqrt(2 * np.pi) * np.maximum(steep, 1e-3)))
-    return widest
+    steep = np.stack([
+        np.percentile(np.abs(np.cos(a) * gx + np.sin(a) * gy).reshape(len(g), -1), 99, axis=1)
+        for a in np.radians([0, 45, 90, 135])])
+    # A direction with (almost) no edges at all says nothing of blur: ink drawn all one way
+    # has no slope across it. A shake flattens its own direction's slopes to a fifth at the
+    # strongest blur measured, so only far flatter directions are left out.
+    counted = steep >= NO_EDGES * steep.max(axis=0)
+    slowest = np.where(counted, steep, np.inf).min(axis=0)
+    return span / (np.sqrt(2 * np.pi) * np.maximum(slowest, 1e-3))
 
 
 def measure(image_bgr: np.ndarray, corners: np.ndarray,
