@@ -104,9 +104,11 @@ def evaluate(models_dir=None, log=print) -> dict:
 def _row(kind, strength, photo, clean_counts, counts, q) -> dict:
     tiles, found, right, extra = counts
     wrong = right < clean_counts[2] or extra > clean_counts[3]
+    measures = q.to_json()
+    measures["finds"] = measures.pop("tiles")  # the gate's count: tiles it measured on
     return {"kind": kind, "strength": strength, "photo": photo.key, "tiles": tiles,
             "found": found, "right": right, "extra": extra, "wrong": bool(wrong),
-            **q.to_json()}
+            **measures}
 
 
 def first_wrong(rows: list[dict]) -> dict:
