@@ -37,8 +37,9 @@ from referee import (
 )
 from referee.editions import SETTINGS
 from referee.timer import timeout_penalty
-from vision.decode import Photo, PhotoError
-from vision.detections import TileDetections
+from vision.recognition.decode import Photo, PhotoError
+from vision.recognition.detections import TileDetections
+from vision.recognition.quality import PhotoUnfit, refuse_unfit
 
 log = logging.getLogger("rummikub.server")
 
@@ -146,7 +147,7 @@ def tile_height(d: TileDetections) -> float:
 
 def _align_views(around: list, d: TileDetections) -> tuple[np.ndarray, np.ndarray] | None:
     """The similarity transform from the view a correction was made in to `d`'s view, from
-    the tiles read alike in both (RANSAC, as the tracker and `vision.turn` align frames),
+    the tiles read alike in both (RANSAC, as the tracker and `vision.game.turn` align frames),
     with the inlier mask over `around`; None when the tiles do not give one."""
     import cv2
 
@@ -253,7 +254,7 @@ def apply_corrections(d: TileDetections, corrections: list[dict], view: str | No
 def reading_json(d: TileDetections, rules: Rules, width: int, height: int,
                  photo_id: str | None) -> dict:
     """The `rummikub scan --json` object of one photo (plus `photo_id`)."""
-    from vision.table import judge_table
+    from vision.game.table import judge_table
 
     table = judge_table(d, rules, frame=(int(width), int(height)))
     result = {"photo": photo_id, "photo_id": photo_id, "width": int(width),
@@ -291,7 +292,7 @@ def _tiles_of(reading) -> list[list[Tile]]:
 @dataclass
 class PhotoIn:
     """An uploaded photo whose header and pixel data passed the checks: its bytes (kept)
-    and the `vision.decode.Photo` the pipeline reads, decoded only as far as it needs
+    and the `vision.recognition.decode.Photo` the pipeline reads, decoded only as far as it needs
     (a big JPEG at 1/2 to 1/8 of each side; each decode is kept for the next use)."""
 
     data: bytes
@@ -612,7 +613,7 @@ class GameService:
     # -- turns -----------------------------------------------------------------------------
     def end_turn(self, game_id: str, photo_id: str | None = None, *, timed_out: bool = False,
                  only_if_expired: bool = False) -> dict:
-        from vision.turn import judge_turn
+        from vision.game.turn import judge_turn
 
         with self.lock(game_id):
             row = self.row(game_id)
@@ -849,11 +850,16 @@ class GameService:
     def _read(self, photo: PhotoIn) -> TileDetections:
         """The tiles of an uploaded photo. The upload check decoded the detector's image;
         the tiles may be cropped from a finer decode, and if that one fails the photo is
-        still the sender's problem (400), not the server's."""
+        still the sender's problem (400), not the server's. A photo too blurred, dark or
+        overexposed to read is refused (422) with what to do, never judged."""
         try:
-            return self.reader.read(photo.photo)
+            detections = self.reader.read(photo.photo)
+            refuse_unfit(photo.photo, detections)
+        except PhotoUnfit as error:
+            raise GameError(str(error), 422) from None
         except PhotoError as error:
             raise GameError(str(error), 400) from None
+        return detections
 
     def latest_reading(self, game_id: str) -> dict:
         row = self.row(game_id)
@@ -909,7 +915,7 @@ class GameService:
                 "warnings": []}
 
     def rack_from_photo(self, game_id: str, player: str, photo: PhotoIn) -> dict:
-        from vision.rack import read_rack
+        from vision.game.rack import read_rack
 
         row = self.row(game_id)
         self._player(row, player)
@@ -919,7 +925,7 @@ class GameService:
         return {"player": player, "tiles": [codes[i] for r in rack.rows for i in r],
                 "rows": [[codes[i] for i in r] for r in rack.rows], "total": int(rack.total),
                 "photo_id": photo_id, "warnings": list(rack.warnings),
-                "edge_tiles": list(rack.edge)}
+                "edge_tiles": list(rack.edge), "off_rack": [codes[i] for i in rack.off_rack]}
 
     @staticmethod
     def _player(row: GameRow, player: str) -> None:
@@ -928,7 +934,7 @@ class GameService:
                            f"{', '.join(row.config['players'])}")
 
     def start_draw(self, game_id: str, photo: PhotoIn) -> dict:
-        from vision.rack import start_order
+        from vision.game.rack import start_order
 
         with self.lock(game_id):
             row = self.row(game_id)

@@ -229,6 +229,8 @@ class RackOut(Out):
     # what the reading doubts (low confidence, tiles at the photo's edge): check the total
     warnings: list[str] = Field(default_factory=list)
     edge_tiles: list[int] = Field(default_factory=list)
+    off_rack: list[str] = Field(default_factory=list, description="tiles lying on the table "
+                                "beside or behind the rack: named, not counted")
 
 
 class StartDrawOut(Out):
@@ -250,6 +252,8 @@ class FrameStats(Out):
     read: int
     dropped: int
     bad: int
+    refused: int = Field(0, description="frames too blurred, dark or overexposed to read "
+                                         "(never the table)")
     changes: int
     takeovers: int = Field(0, description="times another camera took the game's camera over")
 

@@ -593,6 +593,8 @@ async function startCamera() {
     onStatus: (s, detail) => {
       if (s === "live") $("#mode-badge").textContent = "Live camera";
       if (s === "error" && detail) toast(String(detail));
+      // A frame too blurred, dark or overexposed: the table stays; say what to do.
+      if (s === "refused" && detail) toast(String(detail), "info");
     },
     onTaken: (detail) => {
       // One camera per game: this phone stops filming and shows the other camera's table.
@@ -832,6 +834,7 @@ function renderRacks() {
         <input type="text" class="rack-codes" autocomplete="off" autocapitalize="characters" value="${esc(r.codes || "")}" placeholder="R5 J K13"></label>
       <div class="rack-tiles">${r.tiles ? `${chips(r.tiles)} <b class="rack-total">${esc(r.total)} points</b>` : ""}</div>
       ${r.edge ? `<p class="small rack-warning"><b>${plural(r.edge, "tile")} at the photo's edge:</b> the edge may cut ${r.edge === 1 ? "it" : "them"} or hide more. Photograph the whole rack.</p>` : ""}
+      ${(r.offRack || []).length ? `<p class="small rack-warning"><b>${plural(r.offRack.length, "tile")} off the rack, not counted:</b> ${r.offRack.map(esc).join(" ")}</p>` : ""}
       <label class="switch"><input type="checkbox" class="rack-ok" ${r.confirmed ? "checked" : ""} ${r.tiles ? "" : "disabled"}>
         These are ${esc(p)}'s tiles</label>
     </div>`;
@@ -845,7 +848,7 @@ function updateCountButton() {
 }
 
 function applyRack(player, r) {
-  state.racks[player] = { codes: (r.tiles || []).join(" "), tiles: r.tiles || [], total: r.total, confirmed: false, photo_id: r.photo_id, edge: (r.edge_tiles || []).length };
+  state.racks[player] = { codes: (r.tiles || []).join(" "), tiles: r.tiles || [], total: r.total, confirmed: false, photo_id: r.photo_id, edge: (r.edge_tiles || []).length, offRack: r.off_rack || [] };
   renderRacks();
 }
 

@@ -80,6 +80,7 @@ export class LiveCamera {
       else if (msg.type === "game" && msg.game) this.onGame(msg.game);
       else if (msg.type === "game-changed") this.onChanged(msg.what);
       else if (msg.type === "error") this.onStatus("error", msg.detail);
+      else if (msg.type === "refused") this.onStatus("refused", msg.detail);
       else if (msg.type === "camera-taken") this.taken(msg.detail);
     };
     socket.onclose = () => {
