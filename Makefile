@@ -38,13 +38,15 @@ lint: $(VENV)/.installed
 
 ## eval: accuracy of the shipped models on the held-out valid/ photos (as taken, warped
 ## as a lower camera sees them: bench.eval_plane_view, and re-lit as a room at home lights
-## them: bench.eval_light) and on rendered editions
+## them: bench.eval_light; blurred, darkened and overexposed where the quality gate is set:
+## bench.eval_quality) and on rendered editions
 ## never seen in training (bench.eval_editions)
 eval: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_vision
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_table
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_plane_view
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_light
+	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_quality
 	$(PY) -m bench.eval_editions
 
 ## bench: speed of the referee and of the photo path, each figure also as a ratio to a

@@ -29,7 +29,7 @@ def finish(results: dict, start: float, json_out: Path | None) -> int:
 def run_models_eval(name: str, evaluate, json_out: Path | None) -> int:
     """`evaluate()`'s numbers finished as `finish` does; 2 with a one-line message when the
     models or the photos are missing."""
-    from vision.pipeline import ModelsMissing
+    from vision.recognition.pipeline import ModelsMissing
 
     start = time.perf_counter()
     try:

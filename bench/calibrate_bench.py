@@ -271,7 +271,7 @@ def bench_real(reader, key: str) -> None:
     from bench.eval_vision import evaluate_photo, summarise
     from calibration.calibrate import calibrate_tiles
     from training.real_data import load_split, oriented_quad
-    from vision.rectify import canonical_quad
+    from vision.recognition.rectify import canonical_quad
 
     photo = next((p for p in load_split("train") if p.key == key), None)
     if photo is None:
@@ -326,7 +326,7 @@ def bench_sizes(reader, runs: int) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)

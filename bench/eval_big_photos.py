@@ -17,7 +17,7 @@ another resampling, so it may find a tile more or less).
 Then a whole large table in one photo, its tiles a small share of the frame: k x k of the
 1000x750 photos side by side (k = 2, 3, 4: 2000x1500 to 4000x3000, the tiles at 1/k of
 their share), as JPEG through `read_bytes`, without and with the second pass at a finer
-scale (`vision.fine_scale`): tiles found and read right, and the median time.
+scale (`vision.recognition.fine_scale`): tiles found and read right, and the median time.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def _differences(a, b) -> int:
 
 def mosaics(models_dir, photos, sizes=(2, 3, 4)) -> None:
     """A whole large table: k x k photos side by side, read without / with the finer pass."""
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     readers = {"without": TileReader.load(models_dir, fine_scale=False),
                "with": TileReader.load(models_dir)}
@@ -99,8 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from training.real_data import load_split
-    from vision.decode import Photo
-    from vision.pipeline import ModelsMissing, TileReader
+    from vision.recognition.decode import Photo
+    from vision.recognition.pipeline import ModelsMissing, TileReader
 
     try:
         reader = TileReader.load(args.models)

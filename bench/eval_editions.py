@@ -27,9 +27,9 @@ row, 1-13, then the jokers).
   left of its number; the reader names such tiles (`edge_tiles`) and asks for the whole
   table.
 - after the whole photo's reading: read right once the photo is read as a whole, which is
-  what the commands print: a rack by `vision.rack.read_rack` (tiles turned against the
+  what the commands print: a rack by `vision.game.rack.read_rack` (tiles turned against the
   rack's way re-read, copy counts; what `rummikub score` totals), a table by
-  `vision.table.judge_table` (tiles turned against their set re-read, a plausible reading
+  `vision.game.table.judge_table` (tiles turned against their set re-read, a plausible reading
   that makes a set valid, copy counts; what `rummikub scan` prints). A lone 6 and a 9
   turned round look alike in an edition that prints them alike; a row of tiles does not.
 
@@ -77,14 +77,14 @@ def number_inside(code: str, quad: np.ndarray, edition, width: int, height: int)
 
 def score(reader, photos, own_codes: bool, edition, rack: bool = False) -> dict:
     """found / read right / extra over `photos` [(image, labels)], and read right after the
-    photo's reading as a whole: `vision.rack.read_rack` with `rack` (what `rummikub score`
+    photo's reading as a whole: `vision.game.rack.read_rack` with `rack` (what `rummikub score`
     counts: a rack's tiles face one way, and no rack holds more copies of a tile than the
-    box), else `vision.table.judge_table` (what `rummikub scan` prints: a set's tiles face
+    box), else `vision.game.table.judge_table` (what `rummikub scan` prints: a set's tiles face
     one way, a plausible reading that makes a set valid, copy counts)."""
     from bench.eval_vision import match_centres
-    from vision.plane_view import points_in_quads
-    from vision.rack import read_rack
-    from vision.table import judge_table
+    from vision.game.rack import read_rack
+    from vision.game.table import judge_table
+    from vision.recognition.plane_view import points_in_quads
 
     slot_to_own = {slot: own for own, slot in edition.letters}
     found = right = extra = total = right_whole = 0
@@ -138,7 +138,7 @@ def score(reader, photos, own_codes: bool, edition, rack: bool = False) -> dict:
 def evaluate(models_dir=None, photos: int = 20, log=print) -> dict:
     from bench.synth_tables import jpeg_roundtrip
     from training.editions import HELD_OUT, render_calibration_layout, render_edition_scene
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     reader = TileReader.load(models_dir)
     try:

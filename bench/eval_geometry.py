@@ -1,4 +1,4 @@
-"""The table plane from the tiles (`vision.geometry`): how well it undoes an oblique view,
+"""The table plane from the tiles (`vision.recognition.geometry`): how well it undoes an oblique view,
 and whether grouping tables or splitting rack rows gets better on it.
 
 `python -m bench.eval_geometry [--tables 100] [--racks 100] [--rendered 40]` films synthetic
@@ -7,10 +7,10 @@ with a pinhole camera (65 degree field of view) looking down at 90 to 25 degrees
 elevation, turned up to +-0.4 rad (tables) or by a fixed yaw (racks), and adds corner
 noise like a detector's (2 % of a tile width, tables; 3 %, racks). It prints:
 
-1. Tables: the tiles' shape error (see `vision.geometry._shape_error`: 0 = every tile the
+1. Tables: the tiles' shape error (see `vision.recognition.geometry._shape_error`: 0 = every tile the
    same upright rectangle) in the photo and on the estimated plane, and sets grouped
-   exactly right by `vision.layout.group_lines` on the photo and on the plane.
-2. Racks: rows split right by `vision.rack.rows_of` on the photo and on the plane, with the
+   exactly right by `vision.game.layout.group_lines` on the photo and on the plane.
+2. Racks: rows split right by `vision.game.rack.rows_of` on the photo and on the plane, with the
    tiles' true outlines (noisy) and with the rotated rectangles a detector draws instead
    (`cv2.minAreaRect` of each outline), from which the plane must be estimated too.
 3. With the models (needs Pillow): such tables and two-row racks rendered
@@ -59,8 +59,8 @@ def noisy(quads: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarr
 
 def as_detector_boxes(quads: np.ndarray) -> np.ndarray:
     """Each outline as the rotated rectangle a detector draws, in the tile's corner order."""
-    from vision.detect import order_quad
-    from vision.layout import upright_from_axis
+    from vision.game.layout import upright_from_axis
+    from vision.recognition.detect import order_quad
 
     out = []
     for q in quads:
@@ -88,8 +88,8 @@ def rack_outlines(rng: np.random.Generator):
 
 
 def _dets(quads: np.ndarray):
-    from vision.detections import TileDetections
-    from vision.labels import TILE_CLASSES
+    from vision.recognition.detections import TileDetections
+    from vision.recognition.labels import TILE_CLASSES
 
     n, c = len(quads), len(TILE_CLASSES)
     return TileDetections(quads.astype(np.float32), np.ones(n, np.float32),
@@ -98,8 +98,8 @@ def _dets(quads: np.ndarray):
 
 def tables(n: int) -> None:
     from bench.synth_tables import synth_table
-    from vision.geometry import ASPECT, TablePlane, _shape_error
-    from vision.layout import group_lines
+    from vision.game.layout import group_lines
+    from vision.recognition.geometry import ASPECT, TablePlane, _shape_error
 
     print(f"tables seen by a pinhole camera ({n} per elevation, 2 % corner noise):")
     print("  elevation  tilt   shape error photo -> plane   sets right photo / plane")
@@ -125,7 +125,7 @@ def tables(n: int) -> None:
 
 
 def racks(n: int) -> None:
-    from vision.rack import rows_of
+    from vision.game.rack import rows_of
 
     print(f"two-row racks seen by a pinhole camera ({n} per view, 3 % corner noise): rows "
           f"split right by rows_of")
@@ -176,10 +176,10 @@ def rendered(n: int) -> None:
     from bench.eval_table import _mapped, compare, match_to_labels
     from bench.synth_tables import SynthTable, full_box, synth_table
     from referee import DEFAULT_RULES
-    from vision.layout import group_lines
-    from vision.pipeline import TileReader
-    from vision.rack import rows_of
-    from vision.table import judge_table
+    from vision.game.layout import group_lines
+    from vision.game.rack import rows_of
+    from vision.game.table import judge_table
+    from vision.recognition.pipeline import TileReader
 
     reader = TileReader.load()
     print(f"rendered tables and racks seen obliquely, read by the models ({n} per view):")

@@ -1,4 +1,4 @@
-"""The real photos seen at a lower angle: how much the view from above (`vision.plane_view`)
+"""The real photos seen at a lower angle: how much the view from above (`vision.recognition.plane_view`)
 reads back (`make eval`).
 
     RUMMIKUB_DATA=... python -m bench.eval_plane_view [--models DIR] [--json OUT]
@@ -72,7 +72,7 @@ def _warped_labels(photo, m: np.ndarray, shape, keep_all: bool = False
 
 
 def _readers(models_dir) -> dict:
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     return {"one pass": TileReader.load(models_dir, plane_view=False, fine_scale=False),
             "finer": TileReader.load(models_dir, plane_view=False),
@@ -140,7 +140,7 @@ def evaluate_sets(models_dir=None, log=print) -> dict:
     from bench.eval_table import TRUTH_FILE, _mapped, compare, match_to_labels
     from referee import DEFAULT_RULES
     from training.real_data import load_split
-    from vision.table import judge_table
+    from vision.game.table import judge_table
 
     truth = json.loads(TRUTH_FILE.read_text())["photos"]
     photos = {p.key: p for p in load_split("valid")}
@@ -186,8 +186,8 @@ def format_row(name: str, row: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = model_eval_arguments("python -m bench.eval_plane_view", __doc__, argv)
     print("real valid/ photos warped as a lower camera sees them: tiles found / read right / "
-          "extra finds; in one pass, with the finer pass (`vision.fine_scale`), and as "
-          "shipped, with the view from above too (`vision.plane_view`)")
+          "extra finds; in one pass, with the finer pass (`vision.recognition.fine_scale`), and as "
+          "shipped, with the view from above too (`vision.recognition.plane_view`)")
     print(f"  {'warp':30s} {'tiles':>5s}  {'one pass':^23s}  {'+ finer scale':^23s}  "
           f"{'+ view from above':^23s}   viewed")
 

@@ -4,7 +4,7 @@
 
 1. Rendered tables, geometry: synthetic tables (`bench/synth_tables.py`: runs, groups,
    jokers, touching and rotated sets, columns, oblique views, loose tiles, noisy corners)
-   grouped by `vision.layout`: share of true sets found exactly (same tiles, same order)
+   grouped by `vision.game.layout`: share of true sets found exactly (same tiles, same order)
    and share of tables whose sets and loose tiles are all exactly right.
 2. Real valid/ photos whose tiles lie in sets (their true sets written by hand in
    `bench/valid_sets.json`), from the label polygons: the same two shares.
@@ -14,8 +14,8 @@
    Also rendered tables end to end (needs Pillow), the scatter photos (sets found where
    there are none), and the rack totals on every rack photo of valid/.
 4. Rendered turns (`synth_turn`: a table, then the same table with one more set, the camera
-   moved between the photos) judged by `vision.turn.judge_turn`, and the tiles of rendered
-   rack scenes as read and after `vision.rack.read_rack`.
+   moved between the photos) judged by `vision.game.turn.judge_turn`, and the tiles of rendered
+   rack scenes as read and after `vision.game.rack.read_rack`.
 Targets: >= 99 % sets grouped right on rendered tables, >= 95 % on real photos, every rack
 total right.
 """
@@ -29,7 +29,7 @@ import time
 import cv2
 import numpy as np
 
-from vision.settings import REPO_ROOT
+from vision.recognition.settings import REPO_ROOT
 
 TRUTH_FILE = REPO_ROOT / "bench" / "valid_sets.json"
 RENDERED_SEEDS = 30_000  # first seed of the rendered photos read end to end
@@ -75,7 +75,7 @@ def _mapped(reading, det_to_label):
 # ----------------------------------------------------------------------------- sections
 def rendered_geometry(n: int) -> None:
     from bench.synth_tables import synth_table
-    from vision.layout import group_lines
+    from vision.game.layout import group_lines
 
     found = total = whole = 0
     start = time.perf_counter()
@@ -91,7 +91,7 @@ def rendered_geometry(n: int) -> None:
 
 def real_from_labels(truth, photos) -> None:
     from training.real_data import oriented_quad
-    from vision.layout import group_lines, upright_from_axis
+    from vision.game.layout import group_lines, upright_from_axis
 
     found = total = whole = 0
     bad = []
@@ -112,8 +112,8 @@ def real_from_labels(truth, photos) -> None:
 
 def real_end_to_end(truth, photos, reader, rules) -> None:
     from referee import Tile, check_set
-    from vision.rack import read_rack
-    from vision.table import judge_table
+    from vision.game.rack import read_rack
+    from vision.game.table import judge_table
 
     found = total = whole = grouped_whole = verdict_right = 0
     bad = []
@@ -175,7 +175,7 @@ def real_end_to_end(truth, photos, reader, rules) -> None:
 
 def rendered_end_to_end(n: int, reader, rules) -> None:
     from bench.synth_tables import jpeg_roundtrip, render_table, synth_table
-    from vision.table import judge_table
+    from vision.game.table import judge_table
 
     found = total = whole = grouped_whole = 0
     missed = extra = misread = 0
@@ -213,7 +213,7 @@ def rendered_turns(n: int, reader, rules) -> None:
 
     from bench.synth_tables import jpeg_roundtrip, render_table, synth_turn
     from referee import check_turn, parse_tiles
-    from vision.turn import judge_turn
+    from vision.game.turn import judge_turn
 
     def photo(rng, table):
         return jpeg_roundtrip(render_table(rng, table))
@@ -254,7 +254,7 @@ def rendered_racks(n: int, reader, rules) -> None:
     """
     from bench.synth_tables import jpeg_roundtrip
     from training.render import render_scene
-    from vision.rack import read_rack
+    from vision.game.rack import read_rack
 
     raw = fixed = total = 0
     for seed in range(RACK_SEEDS, RACK_SEEDS + n):
@@ -281,14 +281,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="rendered rack scenes whose tiles are read end to end")
     parser.add_argument("--models", default=None, help="models folder (default: models/)")
     parser.add_argument("--plane", choices=("off", "auto"), default=None,
-                        help="group on the table plane the tiles give (vision.geometry) when "
+                        help="group on the table plane the tiles give (vision.recognition.geometry) when "
                              "the photo is tilted (auto), or on the photo (off); default: "
-                             "vision.layout.PLANE")
+                             "vision.game.layout.PLANE")
     args = parser.parse_args(argv)
     if args.plane is not None:
-        import vision.layout
+        import vision.game.layout
 
-        vision.layout.PLANE = args.plane
+        vision.game.layout.PLANE = args.plane
 
     from referee import DEFAULT_RULES
 
@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     if photos is not None:
         real_from_labels(truth, photos)
     try:
-        from vision.pipeline import ModelsMissing, TileReader
+        from vision.recognition.pipeline import ModelsMissing, TileReader
 
         reader = TileReader.load(args.models)
     except (ImportError, ModelsMissing) as error:

@@ -10,7 +10,7 @@ how many changes it reports that were not there.
 
 with the camera shaking slightly in every frame (a similarity of up to ~2 px and 0.3
 degrees) and a little sensor noise per frame. Every frame goes through the real models
-(`TileReader.read`) and `vision.tracker.TableTracker` (with the downscaled grey frame).
+(`TileReader.read`) and `vision.game.tracker.TableTracker` (with the downscaled grey frame).
 It prints, over the sequences: frames until the stable table is right (BEFORE, and AFTER
 counted from the frame the set appears), changes reported, and *false changes*: changes
 after which the stable table is no closer to the truth of that frame (a tile dropped while a
@@ -182,7 +182,7 @@ def film_photo(image: np.ndarray, tile_h: float, seed: int, phases=REAL_PHASES):
 def run_real(reader, photos, rules=None, hold: int = 3) -> dict:
     """Real labelled photos filmed (`film_photo`): single frames read exactly right vs the
     tracker's stable table, and changes that were not there."""
-    from vision.tracker import TableTracker
+    from vision.game.tracker import TableTracker
 
     out = {"photos": 0, "frames": 0, "still_frames": 0, "single_right": 0, "stable_frames": 0,
            "stable_right": 0, "changes": 0, "false": 0, "log": []}
@@ -231,7 +231,7 @@ def _wrong(stable_codes: list[str], truth: list[str]) -> int:
 
 def run_sequence(reader, seed: int = 0, n_sets: int = 4, rules=None, phases=PHASES,
                  hold: int = 3) -> SequenceResult:
-    from vision.tracker import TableTracker
+    from vision.game.tracker import TableTracker
 
     tracker = TableTracker(rules, hold=hold)
     before_at = after_at = None
@@ -276,7 +276,7 @@ def main(argv=None) -> int:
     parser.add_argument("--real", action="store_true",
                         help="also film every real valid/ photo (RUMMIKUB_DATA) the same way")
     args = parser.parse_args(argv)
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     reader = TileReader.load()
     results = []

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from training.real_data import oriented_quad
-from vision.rectify import canonical_quad
+from vision.recognition.rectify import canonical_quad
 
 TARGETS = {"recall": 0.995, "precision": 0.995, "accuracy": 0.995, "photos_right": 0.90}
 
@@ -357,7 +357,7 @@ def format_report(results: list[PhotoResult], labels, split: str) -> str:
 def run(models_dir=None, split: str = "valid", limit: int | None = None, progress=True):
     """Evaluate -> (results, labels)."""
     from training.real_data import load_split
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     reader = TileReader.load(models_dir)
     photos = load_split(split)
@@ -402,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="only the first N photos")
     args = parser.parse_args(argv)
 
-    from vision.pipeline import ModelsMissing
+    from vision.recognition.pipeline import ModelsMissing
 
     try:
         results, labels = run(args.models, args.split, args.limit)

@@ -57,7 +57,7 @@ class Floor:
     """JPEG decode + one pass of both models on the benchmark photo."""
 
     def __init__(self, reader, data: bytes) -> None:
-        from vision.rectify import to_tensor
+        from vision.recognition.rectify import to_tensor
 
         self.reader = reader
         self.buffer = np.frombuffer(data, np.uint8)
@@ -72,9 +72,9 @@ class Floor:
 
     @classmethod
     def load(cls, models_dir=None, reader=None) -> Floor:
-        """Raises vision.pipeline.ModelsMissing when there are no models."""
+        """Raises vision.recognition.pipeline.ModelsMissing when there are no models."""
         if reader is None:
-            from vision.pipeline import TileReader
+            from vision.recognition.pipeline import TileReader
 
             reader = TileReader.load(models_dir)
         return cls(reader, base_photo()[0])
@@ -96,7 +96,7 @@ class Floor:
 
 def try_floor_ms(runs: int = 20) -> tuple[float | None, str]:
     """(floor in ms, description), or (None, why not) when the models are missing."""
-    from vision.pipeline import ModelsMissing
+    from vision.recognition.pipeline import ModelsMissing
 
     try:
         floor = Floor.load()

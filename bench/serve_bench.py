@@ -40,7 +40,7 @@ SWITCH_EVERY_S = 2.0
 
 
 def photos() -> tuple[list[bytes], str]:
-    from vision.settings import dataset_dir
+    from vision.recognition.settings import dataset_dir
 
     valid = sorted(glob.glob(str(dataset_dir() / "valid" / "images" / "*.jpg")))
     if valid:

@@ -12,7 +12,7 @@ measured before and after in the same run, since absolute times on a shared mach
 
 A second part bounds the worst case: random draws of 54 and 80 tiles lying loose (so the
 table is invalid and the suggestion's search runs), median and slowest time, with the
-search capped at `vision.table.SUGGEST_MAX_STATES` as `scan` runs it, and uncapped.
+search capped at `vision.game.table.SUGGEST_MAX_STATES` as `scan` runs it, and uncapped.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ RUNS = 200
 
 
 def _detections(codes, quads, uncertain_tiles=()):
-    from vision.detections import TileDetections
-    from vision.labels import TILE_CLASSES
+    from vision.recognition.detections import TileDetections
+    from vision.recognition.labels import TILE_CLASSES
 
     n = len(codes)
     probs = np.full((n, len(TILE_CLASSES)), 1e-4, np.float32)
@@ -46,7 +46,7 @@ def table_54():
     """(name, codes, upright quads) of a 54-tile table."""
     try:
         from training.real_data import load_split, oriented_quad
-        from vision.layout import upright_from_axis
+        from vision.game.layout import upright_from_axis
 
         photo = next(p for p in load_split("valid") if p.key == "rummy-36")
         quads = np.array([upright_from_axis(oriented_quad(t.polygon)) for t in photo.tiles])
@@ -62,7 +62,7 @@ def table_54():
 
 
 def _time(detections, rules, runs=RUNS) -> tuple[float, object]:
-    from vision import table as T
+    from vision.game import table as T
 
     times, reading = [], None
     for _ in range(runs):
@@ -121,7 +121,7 @@ def worst_case(rules, draws: int = 300, floor: float | None = None) -> None:
     import random
 
     from bench.floor import ratio
-    from vision import table as T
+    from vision.game import table as T
 
     box = [t.code() for t in rules.all_tiles()]
     cap = T.SUGGEST_MAX_STATES

@@ -13,7 +13,7 @@ should read the same tiles (`tiles` in the report). The sizes take turns within 
 round, so a change in the machine's load falls on all of them alike; the ratio is the
 median over `--runs` rounds of each round's ratio (`bench.vision_bench.per_round_ratio`).
 
-`--whole` times the server as it was before it read photos through `vision.decode.Photo`:
+`--whole` times the server as it was before it read photos through `vision.recognition.decode.Photo`:
 every photo decoded whole (`decode_image`) and the pipeline run on that image.
 """
 
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     from app.server import ServerSettings, create_app
     from bench.floor import Floor
     from bench.vision_bench import per_round_ratio
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     reader = TileReader.load()
     data, source = photos()

@@ -116,8 +116,8 @@ def breakdown(read: Case, scan: Case, floor_s: list[float]) -> dict[str, float]:
 
 def build_cases(reader, data: bytes, workdir: Path, skip_large: bool, rules) -> list[Case]:
     from app.cli.photos import scan_photo, to_json_text
-    from vision.annotate import TableAnnotator
-    from vision.decode import Photo
+    from vision.recognition.annotate import TableAnnotator
+    from vision.recognition.decode import Photo
 
     annotator = TableAnnotator()
     photos = {"1000x750": data}
@@ -160,14 +160,16 @@ def main(argv: list[str] | None = None) -> int:
 
     from bench.floor import Floor, base_photo, ratio
     from referee import DEFAULT_RULES
-    from vision.pipeline import ModelsMissing, TileReader
+    from vision.recognition.pipeline import ModelsMissing, TileReader
 
     try:
         start = time.perf_counter()
         reader = TileReader.load(args.models)
         load_s = time.perf_counter() - start
         if args.profile is not None:
-            reader = TileReader.load(args.models, profile=args.profile)
+            from calibration import load_reader
+
+            reader = load_reader(args.models, profile=args.profile)
     except ModelsMissing as error:
         print(f"vision_bench: {error}", file=sys.stderr)
         return 2

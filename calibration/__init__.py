@@ -10,9 +10,25 @@ A profile holds the edition's colour slots (green included), its tile bodies' co
 `calibration.profile`, `calibration.calibrate` and `calibration.head`.
 """
 
+from pathlib import Path
+
 from calibration.calibrate import CalibrationError, calibrate
 from calibration.layouts import BUILTIN, Layout, LayoutError
 from calibration.profile import Profile, ProfileError
 
 __all__ = ["BUILTIN", "CalibrationError", "Layout", "LayoutError", "Profile", "ProfileError",
-           "calibrate"]
+           "calibrate", "load_reader"]
+
+
+def load_reader(models_dir: Path | str | None = None, profile: Profile | Path | str | None = None,
+                **kwargs):
+    """`TileReader.load(models_dir, **kwargs)`, reading through `profile` (a Profile or
+    its file) when given. Raises ModelsMissing, and ProfileError naming the file."""
+    from vision.recognition.pipeline import TileReader
+
+    reader = TileReader.load(models_dir, **kwargs)
+    if profile is None:
+        return reader
+    if isinstance(profile, str | Path):
+        return reader.with_profile(Profile.from_file(profile), str(profile))
+    return reader.with_profile(profile)

@@ -28,9 +28,9 @@ from calibration.features import body_colors, chroma_hue, colour_distance2, ink_
 from calibration.head import PROTO_TEMPERATURE
 from calibration.layouts import Layout
 from calibration.profile import Profile, SlotColor
-from vision.labels import COLOR_WORDS, TILE_CLASSES
-from vision.layout import tile_frames
-from vision.rectify import canonical_quad
+from vision.recognition.geometry import tile_frames
+from vision.recognition.labels import COLOR_WORDS, TILE_CLASSES
+from vision.recognition.rectify import canonical_quad
 
 # Lab hue (degrees) where a fourth colour counts as green rather than orange or yellow
 # (yellow inks sit near 80-100, green near 130-170, teal-blue beyond 195).
@@ -200,13 +200,13 @@ def _rows_for_layout(quads: np.ndarray, scores: np.ndarray, layout: Layout):
 
 
 def _find_tiles(image, reader) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(the image to crop from, tile quads in its pixels, detector scores). A `vision.decode.Photo` (a big
+    """(the image to crop from, tile quads in its pixels, detector scores). A `vision.recognition.decode.Photo` (a big
     phone photo) is decoded only as far as the pipeline would: reduced for the detector,
     and the crops from the smallest decode that keeps their detail."""
     if isinstance(image, np.ndarray):
         quads, scores = reader.detector.detect(image)
         return image, np.asarray(quads, np.float32).reshape(-1, 4, 2), np.asarray(scores).ravel()
-    from vision.pipeline import crop_reduction, detection_reduction
+    from vision.recognition.pipeline import crop_reduction, detection_reduction
 
     factor = detection_reduction(image, reader.detector)  # as TileReader.read_photo does
     small = image.reduced(factor)
@@ -225,7 +225,7 @@ def _scaled(quads: np.ndarray, image: np.ndarray, shape) -> np.ndarray:
 
 
 def calibrate(image_bgr, layout: Layout, reader, *, edition: str | None = None) -> Profile:
-    """A profile of the edition in the photo (a BGR array, or a `vision.decode.Photo`);
+    """A profile of the edition in the photo (a BGR array, or a `vision.recognition.decode.Photo`);
     CalibrationError if it does not match `layout`."""
     start = time.perf_counter()
     classifier = reader.classifier

@@ -14,7 +14,7 @@ green edition). Per tile:
   prototype evidence; a crop far from every prototype keeps the network's numbers alone;
 - which way up: the network's turn, weighed with the upright and turned prototypes, never
   surer than 1 - ORIENT_DOUBT (a lone 6 and a 9 turned round look alike; a rack's row
-  of tiles facing one way can then still put it right, `vision.rack`);
+  of tiles facing one way can then still put it right, `vision.game.rack`);
 - a crop like no calibration tile is read again in its box turned a quarter round (a
   nearly square tile's box can lie across it), kept where that reading is closer to a
   calibration tile and the network is surer of it;
@@ -28,8 +28,8 @@ import numpy as np
 
 from calibration.features import body_colors, colour_distance2, ink_features
 from calibration.profile import Profile, ProfileError
-from vision.classify import quarter_turned
-from vision.rectify import rotate_quad_180
+from vision.recognition.classify import quarter_turned
+from vision.recognition.rectify import rotate_quad_180
 
 # Softmax temperature of cosine similarities: a calibration tile's own number's prototypes
 # are a median 0.14-0.4 closer to it than any other number's (rendered editions).
@@ -69,7 +69,7 @@ def _doubt_the_turn(joint: np.ndarray, turned: np.ndarray, net_num: np.ndarray) 
     round it was not read (spread there as the joint, or else the network, spreads it).
 
     Network and prototypes together are sure of a 6 where a 9 lies turned round (both
-    see the same glyph), and a rack's "all tiles face one way" (`vision.rack`) can only
+    see the same glyph), and a rack's "all tiles face one way" (`vision.game.rack`) can only
     put it right when the other way keeps some probability."""
     out = joint.copy()
     rows = np.arange(len(joint))

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.labels import COLOR_WORDS
+from vision.recognition.labels import COLOR_WORDS
 
 VERSION = 1
 
@@ -97,7 +97,7 @@ class Profile:
     @property
     def labels(self) -> tuple[str, ...]:
         """The 53 readings in the classifier's order, its 4th slot renamed to this edition's."""
-        from vision.labels import TILE_CLASSES
+        from vision.recognition.labels import TILE_CLASSES
 
         fourth = self.fourth_slot
         return tuple(c if c == "J" or c[0] != "O" else fourth + c[1:] for c in TILE_CLASSES)
@@ -106,6 +106,14 @@ class Profile:
     def fourth_slot(self) -> str:
         """'O' (orange or yellow) or 'G' (green), whichever this edition prints."""
         return "G" if "G" in self.slot_letters else "O"
+
+    def head(self, classifier, source: str = "profile"):
+        """The `calibration.head.ProfileHead` reading `classifier`'s tiles through this
+        profile (what `TileReader.with_profile` asks for; ProfileError when made for another
+        classifier)."""
+        from calibration.head import ProfileHead
+
+        return ProfileHead(self, classifier, source)
 
     # -- files -----------------------------------------------------------------------------
     def to_json(self) -> dict:

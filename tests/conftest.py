@@ -1,6 +1,6 @@
 import pytest
 
-from vision.settings import dataset_dir
+from vision.recognition.settings import dataset_dir
 
 
 @pytest.fixture(scope="session")

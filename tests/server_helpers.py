@@ -46,7 +46,7 @@ class FakeClock:
 
 @lru_cache(maxsize=1)
 def reader():
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     return TileReader.load()
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.detections import TileDetections
-from vision.labels import TILE_CLASSES
+from vision.recognition.detections import TileDetections
+from vision.recognition.labels import TILE_CLASSES
 
 
 def detections_from(codes, quads, *, probs: dict[int, dict[str, float]] | None = None,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.annotate import LOOSE_COLOR, TILE_COLORS, VALID_COLOR, TableAnnotator
-from vision.detections import TileDetections
+from vision.recognition.annotate import LOOSE_COLOR, TILE_COLORS, VALID_COLOR, TableAnnotator
+from vision.recognition.detections import TileDetections
 
 # The profile's labels for the Rummy edition: its fourth colour slot is green (G).
 RUMMY_LABELS = tuple(f"{c}{n}" for c in "KRBG" for n in range(1, 14)) + ("J",)

@@ -8,7 +8,7 @@ import pytest
 
 from bench.floor import ratio
 from bench.vision_bench import per_round_ratio
-from vision.settings import MODELS_DIR
+from vision.recognition.settings import MODELS_DIR
 
 HAVE_MODELS = all((MODELS_DIR / name).is_file() for name in ("detector.onnx", "classifier.onnx"))
 

@@ -14,8 +14,8 @@ from calibration import (
     ProfileError,
 )
 from calibration.profile import SlotColor
-from vision.pipeline import TileReader
-from vision.settings import REPO_ROOT
+from vision.recognition.pipeline import TileReader
+from vision.recognition.settings import REPO_ROOT
 
 
 def _profile(sha="ab" * 32, fourth="O") -> Profile:
@@ -154,7 +154,7 @@ def test_a_profile_from_one_real_photo_reads_the_real_valid_photos_no_worse(read
     from bench.eval_vision import evaluate_photo
     from calibration.calibrate import calibrate_tiles
     from training.real_data import load_split, oriented_quad
-    from vision.rectify import canonical_quad
+    from vision.recognition.rectify import canonical_quad
 
     photo = next(p for p in load_split("train", real_photos_dir) if p.key == "rummy-3")
     image = photo.read()
@@ -173,7 +173,7 @@ def test_a_profile_from_one_real_photo_reads_the_real_valid_photos_no_worse(read
 def test_calibrate_tiles_names_a_tile_that_is_not_its_code(reader, real_photos_dir):
     from calibration.calibrate import CalibrationError, calibrate_tiles
     from training.real_data import load_split, oriented_quad
-    from vision.rectify import canonical_quad
+    from vision.recognition.rectify import canonical_quad
 
     photo = next(p for p in load_split("train", real_photos_dir) if p.key == "rummy-3")
     image = photo.read()
@@ -245,7 +245,7 @@ def test_a_green_print_reads_green_even_with_a_black_rack_lip_in_the_crop(lip):
 def test_a_profile_never_rules_out_the_other_way_round():
     # A 9 seen turned round is a 6's glyph: network and prototypes can both be all but sure
     # of the wrong one. The other way keeps ORIENT_DOUBT, spread as the network spreads it,
-    # so a rack's tiles that face one way (vision.rack) can still put it right.
+    # so a rack's tiles that face one way (vision.game.rack) can still put it right.
     from calibration.head import ORIENT_DOUBT, _doubt_the_turn
 
     joint = np.zeros((2, 14, 2), np.float32)
@@ -270,7 +270,7 @@ def test_a_real_photo_laid_as_the_rows_layout_calibrates_and_racks_still_total_r
     from calibration import calibrate
     from referee import DEFAULT_RULES, Tile, rack_penalty
     from training.real_data import load_split
-    from vision.rack import read_rack
+    from vision.game.rack import read_rack
 
     photo = next(p for p in load_split("train", real_photos_dir) if p.key == "rummy-4")
     profile = calibrate(photo.read(), Layout.builtin("rows"), reader)

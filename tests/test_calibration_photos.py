@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration import CalibrationError, Layout, calibrate
-from vision.pipeline import TileReader
+from calibration import CalibrationError, Layout, calibrate, load_reader
+from vision.recognition.pipeline import TileReader
 
 pytest.importorskip("PIL")
 from bench import calibrate_bench as render  # noqa: E402
@@ -89,7 +89,7 @@ def test_green_tiles_read_as_green_with_a_rummy_profile(reader, tmp_path):
     cal = _photo(21, "rummy-green")
     path = tmp_path / "rummy.json"
     calibrate(cal.image, Layout.builtin("rows"), reader).save(path)
-    profiled = TileReader.load(profile=path)
+    profiled = load_reader(profile=path)
     rows = [["G7", "G8", "G9", "R1"], ["J", "K13", "B2", "G1"]]
     photo = _photo(22, "rummy-green", rows)
     codes = profiled.read(photo.image).codes
@@ -164,7 +164,7 @@ def test_any_photo_whose_tiles_are_known_calibrates_from_a_layout_file(reader, t
 def test_a_16_megapixel_phone_photo_calibrates_like_its_small_copy(reader, tmp_path):
     import cv2
 
-    from vision.decode import open_photo
+    from vision.recognition.decode import open_photo
 
     photo = _photo(61, "white-red-orange", width=1600, height=1200)
     big = tmp_path / "phone.jpg"

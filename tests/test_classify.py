@@ -1,12 +1,12 @@
-"""vision.classify on labelled tiles: rendered samples and (when present) real valid/ photos."""
+"""vision.recognition.classify on labelled tiles: rendered samples and (when present) real valid/ photos."""
 
 import json
 
 import numpy as np
 import pytest
 
-from vision.rectify import canonical_quad, rotate_quad_180
-from vision.settings import MODELS_DIR, REPO_ROOT
+from vision.recognition.rectify import canonical_quad, rotate_quad_180
+from vision.recognition.settings import MODELS_DIR, REPO_ROOT
 
 HAVE_MODEL = (MODELS_DIR / "classifier.onnx").is_file()
 pytestmark = pytest.mark.skipif(not HAVE_MODEL, reason=f"no classifier in {MODELS_DIR}")
@@ -15,7 +15,7 @@ SAMPLES = sorted((REPO_ROOT / "sample_images").glob("*.json"))
 
 @pytest.fixture(scope="module")
 def clf():
-    from vision.classify import TileClassifier
+    from vision.recognition.classify import TileClassifier
 
     return TileClassifier.load()
 

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.settings import MODELS_DIR, REPO_ROOT
+from vision.recognition.settings import MODELS_DIR, REPO_ROOT
 
 RUMMIKUB = Path(sys.executable).parent / "rummikub"
 HAVE_MODELS = all((MODELS_DIR / name).is_file() for name in ("detector.onnx", "classifier.onnx"))

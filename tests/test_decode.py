@@ -1,4 +1,4 @@
-"""vision.decode: EXIF rotation, size limits and clear errors for bad input."""
+"""vision.recognition.decode: EXIF rotation, size limits and clear errors for bad input."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.decode import PhotoError, decode_image, read_photo
+from vision.recognition.decode import PhotoError, decode_image, read_photo
 
 
 def _quadrant_image(w: int = 64, h: int = 32) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""vision.detect: quad ordering convention, and the shipped detector on real photos.
+"""vision.recognition.detect: quad ordering convention, and the shipped detector on real photos.
 
 Runs without torch. The real-photo checks skip cleanly when ../shared/data is missing.
 """
@@ -11,8 +11,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detect import TileDetector, order_quad, quads_from_boxes
-from vision.settings import MODELS_DIR
+from vision.recognition.detect import TileDetector, order_quad, quads_from_boxes
+from vision.recognition.settings import MODELS_DIR
 
 
 def _signed_area(quad):
@@ -131,7 +131,7 @@ SAMPLES = sorted((MODELS_DIR.parent / "sample_images").glob("*.json"))
 def test_finds_the_tiles_of_the_rendered_samples():
     import json
 
-    from vision.decode import read_photo
+    from vision.recognition.decode import read_photo
 
     detector = _detector()
     labelled = found = detections = on_tile = 0

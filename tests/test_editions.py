@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip("PIL")  # the renderer is training-only (Pillow draws the numbers)
 
 from training import editions as E  # noqa: E402
-from vision.labels import TILE_CLASSES  # noqa: E402
+from vision.recognition.labels import TILE_CLASSES  # noqa: E402
 
 
 def test_training_never_draws_a_held_out_editions_combination():

@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.fine_scale import finer_long_side, tile_lengths
+from vision.recognition.fine_scale import finer_long_side, tile_lengths
 
 
 def tiles_of_length(length, n=8):
@@ -34,7 +34,7 @@ def test_a_large_table_photographed_whole_is_read_at_a_finer_scale():
     pytest.importorskip("PIL")
     from bench.eval_vision import match_centres
     from training.render import render_scene
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     canvas = np.zeros((2250, 3000, 3), np.uint8)
     labels = []

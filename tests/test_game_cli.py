@@ -24,7 +24,8 @@ PHOTOS = {
     "draw.jpg": (["R7", "K13", "B13", "O2"], [row(["R7"], x=100 + 200 * k)[0] for k in range(4)]),
     "messy.jpg": (["R3", "R4", "R5", "K9", "R9", "K9"],
                   row(["R3", "R4", "R5"]) + row(["K9", "R9", "K9"], y=400)),
-    "rack_two_rows.jpg": (["K1", "K2", "B7"], row(["K1", "K2"]) + row(["B7"], y=300)),
+    # a rack's two tiers lie about one tile height apart (tiles further off lie beside it)
+    "rack_two_rows.jpg": (["K1", "K2", "B7"], row(["K1", "K2"]) + row(["B7"], y=160)),
 }
 
 

@@ -7,8 +7,8 @@ import pytest
 
 from bench.eval_geometry import as_detector_boxes, pinhole
 from bench.synth_tables import synth_table
-from vision.geometry import ASPECT, TablePlane, _shape_error
-from vision.layout import group_lines
+from vision.game.layout import group_lines
+from vision.recognition.geometry import ASPECT, TablePlane, _shape_error
 
 
 def _table(seed: int):
@@ -116,7 +116,7 @@ def _irls_by_least_squares(a, b, iters=8):
 
 @pytest.mark.parametrize("elevation, yaw", [(90, 0.0), (70, 0.2), (45, 0.3), (30, -0.4)])
 def test_the_normal_equations_give_the_plane_least_squares_gives(monkeypatch, elevation, yaw):
-    import vision.geometry as geometry
+    import vision.recognition.geometry as geometry
 
     photo = as_detector_boxes(pinhole(_table(11).plane_quads, elevation, yaw=yaw))
     fast = TablePlane.from_tiles(photo)
@@ -142,7 +142,7 @@ def test_the_shape_error_of_a_plane_turned_down_is_measured_when_asked_for():
 
 @pytest.mark.parametrize("n", [1, 2, 7, 54, 55])
 def test_the_fits_median_is_numpys(n):
-    from vision.geometry import _median
+    from vision.recognition.geometry import _median
 
     values = np.random.default_rng(n).normal(size=n)
     assert _median(values) == float(np.median(values))

@@ -10,8 +10,8 @@ import pytest
 
 from bench.synth_tables import MODES, synth_table
 from tests.table_helpers import row
-from vision.layout import group_lines, upright_from_axis
-from vision.settings import REPO_ROOT
+from vision.game.layout import group_lines, upright_from_axis
+from vision.recognition.settings import REPO_ROOT
 
 
 def _score(table, layout):
@@ -145,7 +145,13 @@ def test_a_photo_from_above_is_grouped_as_it_is():
 
 def _link_candidates_pair_by_pair(corners, max_gap):
     """The neighbour pairs as first written, one pair at a time in Python."""
-    from vision.layout import MAX_ACROSS, MAX_ANGLE_DEG, MAX_OVERLAP, MAX_SIZE_RATIO, tile_frames
+    from vision.game.layout import (
+        MAX_ACROSS,
+        MAX_ANGLE_DEG,
+        MAX_OVERLAP,
+        MAX_SIZE_RATIO,
+        tile_frames,
+    )
 
     centres, right, _down, widths, heights = tile_frames(corners)
     d = centres[None, :, :] - centres[:, None, :]
@@ -175,7 +181,7 @@ def _link_candidates_pair_by_pair(corners, max_gap):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_neighbour_pairs_all_at_once_are_the_pairs_one_at_a_time(seed):
-    from vision.layout import MAX_GAP, _link_candidates
+    from vision.game.layout import MAX_GAP, _link_candidates
 
     mode = MODES[seed % len(MODES)]
     table = synth_table(np.random.default_rng(500 + seed), mode=mode)

@@ -11,8 +11,13 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.sessions import ModelsMissing, ModelUnreadable, read_sidecar, session_options
-from vision.settings import MODELS_DIR, REPO_ROOT
+from vision.recognition.sessions import (
+    ModelsMissing,
+    ModelUnreadable,
+    read_sidecar,
+    session_options,
+)
+from vision.recognition.settings import MODELS_DIR, REPO_ROOT
 
 HAVE_MODELS = all((MODELS_DIR / name).is_file() for name in ("detector.onnx", "classifier.onnx"))
 needs_models = pytest.mark.skipif(not HAVE_MODELS, reason=f"no models in {MODELS_DIR}")
@@ -34,7 +39,7 @@ def test_worker_threads_do_not_spin():
 
 @needs_models
 def test_every_loaded_model_uses_the_shared_options():
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     reader = TileReader.load()
     for session in (reader.detector.session, reader.classifier.session):
@@ -48,7 +53,7 @@ def test_every_loaded_model_uses_the_shared_options():
 @pytest.mark.parametrize("name", ["detector.onnx", "classifier.onnx"])
 @pytest.mark.parametrize("garbage", [b"", b"this is not an ONNX model\n" * 40])
 def test_corrupt_model_file_is_named(tmp_path, name, garbage):
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     folder = _models_copy(tmp_path)
     (folder / name).write_bytes(garbage)
@@ -59,7 +64,7 @@ def test_corrupt_model_file_is_named(tmp_path, name, garbage):
 @needs_models
 @pytest.mark.parametrize("name", ["detector.json", "classifier.json", "pipeline.json"])
 def test_corrupt_sidecar_is_named(tmp_path, name):
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     folder = _models_copy(tmp_path)
     (folder / name).write_text("{ not json")

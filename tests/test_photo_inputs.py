@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.decode import (
+from vision.recognition.decode import (
     MAX_BYTES,
     MAX_PIXELS,
     Photo,
@@ -27,7 +27,7 @@ from vision.decode import (
     read_header,
     read_photo,
 )
-from vision.settings import REPO_ROOT
+from vision.recognition.settings import REPO_ROOT
 
 
 def _quadrants(w: int, h: int) -> np.ndarray:
@@ -189,7 +189,7 @@ def test_refused_inputs_take_bounded_time_and_memory(tmp_path):
     paths = [str(tmp_path / n) for n in cases] + [str(huge), "/dev/zero", str(fifo)]
     child = (
         "import json, resource, sys\n"
-        "from vision.decode import PhotoError, read_photo\n"
+        "from vision.recognition.decode import PhotoError, read_photo\n"
         "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "out = {}\n"
         "for path in sys.argv[1:]:\n"

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from bench.eval_vision import match_centres
-from vision.annotate import LOOSE_COLOR as LOOSE
-from vision.annotate import TableAnnotator
-from vision.detections import TileDetections
-from vision.labels import TILE_CLASSES
-from vision.pipeline import ModelsMissing, TileReader
-from vision.settings import MODELS_DIR, REPO_ROOT
+from vision.recognition.annotate import LOOSE_COLOR as LOOSE
+from vision.recognition.annotate import TableAnnotator
+from vision.recognition.detections import TileDetections
+from vision.recognition.labels import TILE_CLASSES
+from vision.recognition.pipeline import ModelsMissing, TileReader
+from vision.recognition.settings import MODELS_DIR, REPO_ROOT
 
 SAMPLES = sorted(p for p in (REPO_ROOT / "sample_images").glob("*") if p.suffix.lower() in
                  (".jpg", ".jpeg", ".png"))
@@ -133,7 +133,7 @@ def standing_box(cx=100.0, cy=60.0):
 
 
 def test_an_unsure_find_is_read_again_in_its_box_turned_a_quarter_round():
-    from vision.classify import quarter_turned
+    from vision.recognition.classify import quarter_turned
 
     box = standing_box()
     image = np.zeros((120, 200, 3), np.uint8)
@@ -297,7 +297,7 @@ def test_sample_images(reader):
 @needs_models
 @pytest.mark.skipif(not SAMPLES, reason="no sample_images/")
 def test_a_16_megapixel_photo_reads_as_its_1000_px_original(reader):
-    from vision.decode import Photo
+    from vision.recognition.decode import Photo
 
     original = cv2.imread(str(REPO_ROOT / "sample_images" / "table_runs_groups.jpg"))
     expected = reader.read(original)
@@ -316,8 +316,8 @@ def test_a_16_megapixel_photo_reads_as_its_1000_px_original(reader):
     (1000, 750, 1), (4032, 3024, 4), (4624, 3468, 4), (8160, 6120, 8), (1500, 1000, 1)])
 def test_the_detector_reads_a_decode_of_at_least_one_and_a_half_times_its_input(
         width, height, factor):
-    from vision.decode import Header, Photo
-    from vision.pipeline import detection_reduction
+    from vision.recognition.decode import Header, Photo
+    from vision.recognition.pipeline import detection_reduction
 
     photo = Photo(b"", Header("JPEG", width, height))
     assert detection_reduction(photo, SimpleNamespace(long_side=512)) == factor
@@ -325,7 +325,7 @@ def test_the_detector_reads_a_decode_of_at_least_one_and_a_half_times_its_input(
 
 
 def test_tiles_are_cropped_from_a_decode_where_each_fills_the_crop():
-    from vision.pipeline import crop_reduction
+    from vision.recognition.pipeline import crop_reduction
 
     def tile(width, height):
         return np.float32([[0, 0], [width, 0], [width, height], [0, height]])
@@ -389,7 +389,7 @@ def test_tiles_whose_boxes_lie_across_them_are_read_thanks_to_the_second_look(
     # then run its long side along the tile's width: the crop shows the number on its side.
     pytest.importorskip("PIL")
     from bench import calibrate_bench as render
-    from vision.classify import quarter_turned
+    from vision.recognition.classify import quarter_turned
 
     rng = np.random.default_rng(seed)
     ed = render.EDITIONS[edition]
@@ -443,7 +443,7 @@ def test_real_cream_photos_read_the_same_with_the_second_look(reader, real_photo
 
 
 def test_scan_photo_path_missing(tmp_path):
-    from vision.decode import PhotoError, read_photo
+    from vision.recognition.decode import PhotoError, read_photo
 
     with pytest.raises(PhotoError, match="nope.jpg"):
         read_photo(Path(tmp_path) / "nope.jpg")
@@ -463,7 +463,7 @@ def test_calibration_never_drops_a_true_training_tile(real_photos_dir):
 
 # -- the scan JSON, built with fewer calls, is the same text ---------------------------------
 def _tiles_json_one_value_at_a_time(det: TileDetections) -> list[dict]:
-    from vision.labels import split_code
+    from vision.recognition.labels import split_code
 
     tiles = []
     for i, (code, conf) in enumerate(zip(det.codes, det.confidence, strict=True)):
@@ -524,7 +524,7 @@ def tile_crop(body, ink=(30, 30, 30), text="7", light=1.0, seed=0):
 
 
 def test_a_find_whose_body_is_unlike_the_other_finds_is_no_tile():
-    from vision.pipeline import unlike_the_other_finds
+    from vision.recognition.pipeline import unlike_the_other_finds
 
     tiles = [tile_crop(CREAM, text=str(k), seed=k) for k in range(1, 9)]
     shadowed = tile_crop(CREAM, ink=(40, 40, 200), text="12", light=0.45, seed=20)
@@ -543,7 +543,7 @@ def test_a_find_whose_body_is_unlike_the_other_finds_is_no_tile():
 
 
 def test_a_lamp_on_one_side_and_daylight_on_the_other_leave_the_tiles_tiles():
-    from vision.pipeline import unlike_the_other_finds
+    from vision.recognition.pipeline import unlike_the_other_finds
 
     # 12 tiles across the table, warm (more red, less blue) on the left, cool on the right,
     # and a sticker in the middle: only the sticker is no tile

@@ -1,11 +1,11 @@
-"""A strongly tilted photo is detected again as seen from above (vision.plane_view)."""
+"""A strongly tilted photo is detected again as seen from above (vision.recognition.plane_view)."""
 
 import cv2
 import numpy as np
 import pytest
 
-from vision.detections import TileDetections
-from vision.plane_view import merge_readings, plane_view, quick_tilt
+from vision.recognition.detections import TileDetections
+from vision.recognition.plane_view import merge_readings, plane_view, quick_tilt
 
 
 def grid(sizes_by_row, width_of=0.72):
@@ -91,7 +91,7 @@ def _score(reader, photo, labels, scale=1.0):
 
 @pytest.fixture(scope="module")
 def readers():
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     return TileReader.load(), TileReader.load(plane_view=False)
 
@@ -143,7 +143,7 @@ def test_a_table_seen_from_above_reads_exactly_as_without_the_view(readers):
 def test_a_photo_showing_the_horizon_keeps_every_tile_in_its_view():
     # Taken low across the table: the far wall is in the photo, its top corners lie beyond
     # the table's horizon and map to nowhere on the plane; the view holds all the tiles.
-    from vision.geometry import _apply
+    from vision.recognition.geometry import _apply
 
     to_photo = cv2.getPerspectiveTransform(
         np.float32([[0, 0], [1000, 0], [1000, 1000], [0, 1000]]),

@@ -7,8 +7,8 @@ import pytest
 
 from referee import edition
 from tests.table_helpers import detections_from, row, turned_round
-from vision.labels import TILE_CLASSES
-from vision.rack import read_rack, rows_of, start_order
+from vision.game.rack import read_rack, rows_of, start_order
+from vision.recognition.labels import TILE_CLASSES
 
 RULES = edition("original")
 
@@ -52,11 +52,15 @@ def test_an_unlikely_other_way_reading_is_not_forced():
 
 
 def test_a_tile_on_the_table_beside_the_rack_faces_any_way():
+    # It is neither turned the rack's way (still an O9, not an O6) nor counted.
     codes = ["B2", "B3", "R9", "K11", "O4"]
     quads = row(codes[:4]) + row(["O4"], x=500, y=400, angle=np.radians(100))
     d = turned_round(detections_from(codes, quads), 4, "O9", "O6", 0.3)
     d.class_ids[4] = TILE_CLASSES.index("O9")
-    assert read_rack(d, RULES).codes[-1] == "O9"
+    rack = read_rack(d, RULES)
+    assert rack.codes == codes[:4] and rack.total == 2 + 3 + 9 + 11
+    assert rack.off_rack == [4] and rack.detections.codes[4] == "O9"
+    assert "1 tile lies off the rack: not counted (O9; ids 4)" in rack.warnings
 
 
 def test_without_orientation_probabilities_nothing_is_re_read():
@@ -86,7 +90,7 @@ def test_one_tile_per_player_or_a_clear_error():
 def test_every_rack_photo_of_valid_is_totalled_right(real_photos_dir):
     from referee import Tile, rack_penalty
     from training.real_data import load_split
-    from vision.pipeline import TileReader
+    from vision.recognition.pipeline import TileReader
 
     racks = ["rummy3-7", "rummy3-10", "rummy4-87", "rummy4-92", "rummy4-93"]
     photos = {p.key: p for p in load_split("valid", real_photos_dir) if p.key in racks}

@@ -1,9 +1,9 @@
-"""vision.rectify: quads -> upright crops, the corner-order convention, the tensor."""
+"""vision.recognition.rectify: quads -> upright crops, the corner-order convention, the tensor."""
 
 import cv2
 import numpy as np
 
-from vision.rectify import canonical_quad, rectify_tiles, rotate_quad_180, to_tensor
+from vision.recognition.rectify import canonical_quad, rectify_tiles, rotate_quad_180, to_tensor
 
 
 def _marked_photo():

@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip("PIL")  # the renderer is training-only (Pillow draws the numbers)
 
 from training.render import KINDS, render_scene, tile_quad  # noqa: E402
-from vision.labels import TILE_CLASSES  # noqa: E402
+from vision.recognition.labels import TILE_CLASSES  # noqa: E402
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.settings import MODELS_DIR, REPO_ROOT
+from vision.recognition.settings import MODELS_DIR, REPO_ROOT
 
 SCRIPT = REPO_ROOT / ".venv" / "bin" / "rummikub"
 if not SCRIPT.exists():

@@ -1,7 +1,7 @@
 """Big phone photos: a 50 MP upload is read from a reduced decode, never decoded whole,
 and a photo whose header is fine but whose pixel data cannot be decoded is still a 400
 before anything in the game changes. The server reads every photo the command line reads
-(the limits are `vision.decode`'s)."""
+(the limits are `vision.recognition.decode`'s)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from tests.server_helpers import (
     table_photo,
     upload,
 )
-from vision.decode import MAX_BYTES, MAX_PIXELS, Photo, PhotoError
+from vision.recognition.decode import MAX_BYTES, MAX_PIXELS, Photo, PhotoError
 
 PHOTO = table_photo(RUN_R2_R5, GROUP_9S)
 FIFTY_MP = (8160, 6120)  # a 50-megapixel phone camera's photo
@@ -119,7 +119,7 @@ def test_a_50_mp_photo_is_read_like_the_small_one_without_decoding_it_whole(tmp_
 def test_the_server_reads_what_the_command_line_reads(tmp_path):
     from app.server import ServerSettings
 
-    assert ServerSettings().upload_limit == MAX_BYTES  # one place: vision.decode
+    assert ServerSettings().upload_limit == MAX_BYTES  # one place: vision.recognition.decode
     detailed = detailed_big_photo()
     assert len(detailed) > 15 * 2**20  # over the server's old limit
     app = make_app(tmp_path)

@@ -10,8 +10,8 @@ import pytest
 from bench.synth_tables import synth_table
 from referee import edition
 from tests.table_helpers import detections_from, row, turned_round
-from vision.detections import TileDetections
-from vision.table import judge_table
+from vision.game.table import judge_table
+from vision.recognition.detections import TileDetections
 
 RULES = edition("original")
 
@@ -224,9 +224,9 @@ def test_rendered_tables_hold_no_more_copies_than_a_box(seed):
 
 
 def test_suggestion_search_gives_up_with_a_warning_not_a_hang(monkeypatch):
-    import vision.table
+    import vision.game.table
 
-    monkeypatch.setattr(vision.table, "SUGGEST_MAX_STATES", 3)
+    monkeypatch.setattr(vision.game.table, "SUGGEST_MAX_STATES", 3)
     codes = ["R1", "R2", "B3", "R3", "K3", "O3"]  # arrangeable, but not as laid
     quads = row(codes[:3]) + row(codes[3:], y=300)
     reading = judge_table(detections_from(codes, quads), RULES)
@@ -237,8 +237,8 @@ def test_suggestion_search_gives_up_with_a_warning_not_a_hang(monkeypatch):
 @pytest.mark.parametrize("name", ["original", "rummy"])
 def test_the_quick_copy_count_finds_a_problem_exactly_where_copy_problems_does(name):
     from referee import copy_problems
-    from vision.labels import TILE_CLASSES
-    from vision.table import _may_break_the_box, _tile
+    from vision.game.table import _may_break_the_box, _tile
+    from vision.recognition.labels import TILE_CLASSES
 
     rules = edition(name)
     rng = np.random.default_rng(len(name))

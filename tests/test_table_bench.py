@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bench.table_bench import _detections, invalid_sets, table_54
 from referee import DEFAULT_RULES
-from vision.table import judge_table
+from vision.game.table import judge_table
 
 
 def test_the_real_bench_table_is_invalid_exactly_where_the_photo_is(real_photos_dir):

@@ -2,7 +2,7 @@
 
 from referee import edition
 from tests.table_helpers import detections_from, row
-from vision.table import judge_table
+from vision.game.table import judge_table
 
 
 def test_more_tiles_than_a_box_get_no_suggestion_and_say_why():

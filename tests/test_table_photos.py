@@ -13,8 +13,8 @@ import pytest
 from bench.eval_table import RENDERED_SEEDS, compare, match_to_labels
 from bench.synth_tables import jpeg_roundtrip, render_table, synth_table
 from referee import edition
-from vision.pipeline import TileReader
-from vision.table import judge_table
+from vision.game.table import judge_table
+from vision.recognition.pipeline import TileReader
 
 pytest.importorskip("PIL")
 
@@ -60,7 +60,7 @@ def test_rendered_turns_are_judged_from_two_photos(reader):
 
     from bench.eval_table import TURN_SEEDS
     from bench.synth_tables import synth_turn
-    from vision.turn import judge_turn
+    from vision.game.turn import judge_turn
 
     def read(rng, table):
         return reader.read(jpeg_roundtrip(render_table(rng, table)))

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from referee import DEFAULT_RULES
-from vision.detections import TileDetections
-from vision.labels import TILE_CLASSES
-from vision.tracker import TableTracker
+from vision.game.tracker import TableTracker
+from vision.recognition.detections import TileDetections
+from vision.recognition.labels import TILE_CLASSES
 
 W, H = 40.0, 40.0 / 0.72
 
@@ -254,7 +254,7 @@ def test_rendered_frames_through_the_models():
     real models frame by frame, the stable table is right and never changes falsely."""
     pytest.importorskip("PIL")
     from bench.eval_tracker import run_sequence
-    from vision.pipeline import ModelsMissing, TileReader
+    from vision.recognition.pipeline import ModelsMissing, TileReader
 
     try:
         reader = TileReader.load()

@@ -8,7 +8,7 @@ import numpy as np
 
 from referee import Tile, edition
 from tests.table_helpers import detections_from, row
-from vision.turn import judge_turn, match_tiles
+from vision.game.turn import judge_turn, match_tiles
 
 RULES = edition("original")
 

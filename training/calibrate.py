@@ -7,7 +7,7 @@ safety margin), so it never drops a tile the models read on train/; valid/ stays
 
     python -m training.calibrate [--models models] [--margin 0.75]
 
-writes `pipeline.json` beside the models (read by `vision.pipeline.TileReader.load`).
+writes `pipeline.json` beside the models (read by `vision.recognition.pipeline.TileReader.load`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.pipeline import PIPELINE_SPEC, TileReader
-from vision.settings import MODELS_DIR
+from vision.recognition.pipeline import PIPELINE_SPEC, TileReader
+from vision.recognition.settings import MODELS_DIR
 
 
 def joint_scores(reader: TileReader, photos) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,7 @@ only, `bench/eval_editions.py`):
 - `rummy_green`: cream body, green as the fourth colour, Comic Neue numbers, star jokers.
   Training never draws Comic Neue at all, and never green with a cream body and that font.
 
-Colour slots. The classifier reads four colour slots + joker (`vision.labels`); RULES §1:
+Colour slots. The classifier reads four colour slots + joker (`vision.recognition.labels`); RULES §1:
 "the referee speaks of four colour slots; what they look like is the camera's job". The
 "Rummy" edition's green takes the fourth slot ("O"), as yellow does in other editions: a
 training edition may print its fourth slot orange, yellow or green, and a green tile is
@@ -41,7 +41,7 @@ import cv2
 import numpy as np
 
 from training import render as R
-from vision.labels import TILE_CLASSES
+from vision.recognition.labels import TILE_CLASSES
 
 FONT = {name.split(".")[0]: i for i, name in enumerate(R.FONT_FILES)}
 TRAIN_FONTS = tuple(i for name, i in FONT.items() if name != "ComicNeue-Bold")

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from training.render import render_scene
-from vision.settings import REPO_ROOT
+from vision.recognition.settings import REPO_ROOT
 
 # name, kind, surface, size, condition on the codes
 SAMPLES = (

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import cv2
 
-from vision.settings import REPO_ROOT
+from vision.recognition.settings import REPO_ROOT
 
 CREDIT = "Rummikub dataset by jonasbuehler / rummikue, Roboflow Universe, CC BY 4.0"
 SIZE_LIMIT_MB = 20.0
@@ -183,8 +183,8 @@ def write_card(models_dir: Path, report: dict, *, command: str, wall_minutes: fl
     lines += _model_section(models_dir, "detector", "Detector", "training/detector/net.py")
     lines += _model_section(models_dir, "classifier", "Classifier", "training/classifier/net.py")
     lines += [
-        "At inference (`vision.pipeline.TileReader`): decode (EXIF rotation) -> detector "
-        "-> each quad warped to an upright crop (`vision.rectify`, the same code training "
+        "At inference (`vision.recognition.pipeline.TileReader`): decode (EXIF rotation) -> detector "
+        "-> each quad warped to an upright crop (`vision.recognition.rectify`, the same code training "
         "uses) -> classifier (colour slot + number or joker, and the 180° turn) -> "
         "`TileDetections`. numpy, OpenCV and onnxruntime only.",
         "",

@@ -16,8 +16,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.labels import code_from_dataset_name
-from vision.settings import dataset_dir
+from vision.recognition.labels import code_from_dataset_name
+from vision.recognition.settings import dataset_dir
 
 OVERRIDES_FILE = Path(__file__).with_name("label_overrides.csv")
 _KEY = re.compile(r"^(?P<prefix>[A-Za-z]+\d*)-(?P<number>\d+)_jpeg")

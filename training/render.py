@@ -8,7 +8,7 @@ rows, scatters at any rotation, close-ups, a rack of standing tiles) in a flat "
 then photographs it: a whole-scene perspective warp, light colour and gradient, vignetting,
 soft shadows, blur, noise and JPEG artefacts.
 
-Each label is `(code, quad)`: `code` from `vision.labels.TILE_CLASSES`, `quad` (4, 2)
+Each label is `(code, quad)`: `code` from `vision.recognition.labels.TILE_CLASSES`, `quad` (4, 2)
 float32 photo pixels, clockwise from the top-left corner of the tile's top face as its
 number reads upright (tl, tr, br, bl). For tiles standing in a rack the quad is the whole
 face, whose bottom 10-22 % the rack's lip hides (so every quad keeps a tile's shape). Tiles cut off by the photo's edge keep their whole quad (it may
@@ -34,7 +34,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from vision.labels import TILE_CLASSES
+from vision.recognition.labels import TILE_CLASSES
 
 KINDS = ("table", "scatter", "closeup", "rack", "empty")
 KIND_WEIGHTS = (0.34, 0.26, 0.18, 0.14, 0.08)

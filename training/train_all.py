@@ -36,7 +36,7 @@ import threading
 import time
 from pathlib import Path
 
-from vision.settings import REPO_ROOT
+from vision.recognition.settings import REPO_ROOT
 
 TRAINERS = {
     "detector": "training.detector.train",

@@ -11,17 +11,17 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "TileDetections": "vision.detections",
-    "TILE_CLASSES": "vision.labels",
-    "TileReader": "vision.pipeline",
-    "ModelsMissing": "vision.pipeline",
-    "TableAnnotator": "vision.annotate",
-    "decode_image": "vision.decode",
-    "read_photo": "vision.decode",
-    "PhotoError": "vision.decode",
-    "TileDetector": "vision.detect",
-    "TileClassifier": "vision.classify",
-    "judge_table": "vision.table",
+    "TileDetections": "vision.recognition.detections",
+    "TILE_CLASSES": "vision.recognition.labels",
+    "TileReader": "vision.recognition.pipeline",
+    "ModelsMissing": "vision.recognition.pipeline",
+    "TableAnnotator": "vision.recognition.annotate",
+    "decode_image": "vision.recognition.decode",
+    "read_photo": "vision.recognition.decode",
+    "PhotoError": "vision.recognition.decode",
+    "TileDetector": "vision.recognition.detect",
+    "TileClassifier": "vision.recognition.classify",
+    "judge_table": "vision.game.table",
 }
 
 __all__ = sorted(_EXPORTS)

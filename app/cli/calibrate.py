@@ -68,8 +68,8 @@ def _sureness(stats: dict) -> str:
 def run_calibrate(args: argparse.Namespace) -> int:
     from app.cli import CommandError
     from calibration import CalibrationError, Layout, LayoutError, calibrate
-    from vision.decode import PhotoError, open_photo
-    from vision.pipeline import ModelsMissing, TileReader
+    from vision.recognition.decode import PhotoError, open_photo
+    from vision.recognition.pipeline import ModelsMissing, TileReader
 
     try:
         layout = Layout.resolve(args.layout)

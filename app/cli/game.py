@@ -1,7 +1,7 @@
 """Subcommands that judge a game from photos: `turn`, `round`, `start` (and `score PHOTO`).
 
 `score_photo(args)` is what `rummikub score` calls for a photo path: the tiles on a rack
-photo and the rack's penalty. Every photo goes through the same `vision.pipeline`
+photo and the rack's penalty. Every photo goes through the same `vision.recognition.pipeline`
 objects as `scan`, with the models loaded once per command.
 """
 
@@ -109,8 +109,9 @@ class _Reader:
         self.frame: tuple[int, int] | None = None  # the last photo's (width, height)
 
     def read(self, path: str):
-        from vision.decode import PhotoError, open_photo
-        from vision.pipeline import ModelsMissing, TileReader
+        from vision.recognition.decode import PhotoError, open_photo
+        from vision.recognition.pipeline import ModelsMissing, TileReader
+        from vision.recognition.quality import refuse_unfit
 
         if self._reader is None:
             try:
@@ -124,7 +125,9 @@ class _Reader:
             # checked now; decoded (only as far as the reading needs) by the reader
             photo = open_photo(path)
             self.frame = (photo.width, photo.height)
-            return self._reader.read(photo)
+            detections = self._reader.read(photo)
+            refuse_unfit(photo, detections)  # too blurred, dark or overexposed: never judged
+            return detections
         except PhotoError as error:
             message = str(error)
             raise _error(message if str(path) in message else f"{path}: {message}") from None
@@ -163,7 +166,7 @@ def _rack_lines(rack, indent: str = "  ") -> list[str]:
 
 # ----------------------------------------------------------------------------- turn
 def run_turn(args: argparse.Namespace) -> int:
-    from vision.turn import judge_turn
+    from vision.game.turn import judge_turn
 
     rules = _rules(args)
     reader = _Reader(args.models, args.profile)
@@ -173,9 +176,11 @@ def run_turn(args: argparse.Namespace) -> int:
     frames = (before_frame, reader.frame)
     rack = None
     if args.rack:
-        from vision.rack import read_rack
+        from vision.game.rack import read_rack
 
-        rack = read_rack(reader.read(args.rack), rules).detections
+        on_rack = read_rack(reader.read(args.rack), rules)
+        # the tiles standing on the rack only: those lying beside it are no one's
+        rack = on_rack.detections[[i for row in on_rack.rows for i in row]]
     turn = judge_turn(before, after, rules=rules, rack=rack, first_meld=args.first_meld,
                       frames=frames)
     if args.json:
@@ -217,7 +222,7 @@ def score_photo(args: argparse.Namespace) -> int:
     Reads `args.photo` (or the first of `args.photos` / `args.tiles`), `args.edition`,
     `args.json` and `args.models` when present.
     """
-    from vision.rack import read_rack
+    from vision.game.rack import read_rack
 
     photo = getattr(args, "photo", None)
     for name in ("photos", "tiles"):
@@ -232,7 +237,7 @@ def score_photo(args: argparse.Namespace) -> int:
     if getattr(args, "json", False):
         _print_json({**rack.to_json(str(photo)), "edition": rules.name})
         return 0
-    print(f"{photo}: {len(rack.detections)} tiles, penalty {rack.total}")
+    print(f"{photo}: {len(rack.codes)} tiles, penalty {rack.total}")
     for line in _rack_lines(rack):
         print(line)
     for warning in rack.warnings:
@@ -243,7 +248,7 @@ def score_photo(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- round
 def run_round(args: argparse.Namespace) -> int:
     from referee import ScoreSheet, Tile, score_round
-    from vision.rack import read_rack
+    from vision.game.rack import read_rack
 
     rules = _rules(args)
     players = _players(args.players)
@@ -263,7 +268,7 @@ def run_round(args: argparse.Namespace) -> int:
             continue
         reading = read_rack(reader.read(photo), rules, frame=reader.frame)
         readings[name] = reading
-        racks[name] = [Tile.from_code(c) for c in reading.detections.codes]
+        racks[name] = [Tile.from_code(c) for c in reading.codes]  # standing on the rack
     try:
         result = score_round(racks, args.winner, rules)
     except ValueError as error:
@@ -290,6 +295,7 @@ def run_round(args: argparse.Namespace) -> int:
                 {"name": name, "photo": photo if photo != "-" else None,
                  "tiles": readings[name].detections.to_json() if readings[name] else [],
                  "rows": readings[name].to_json()["rows"] if readings[name] else [],
+                 "off_rack": list(readings[name].off_rack) if readings[name] else [],
                  "total": result.rack_totals.get(name, 0), "score": result.scores[name],
                  "warnings": readings[name].warnings if readings[name] else []}
                 for name, photo in zip(players, photos, strict=True)
@@ -325,7 +331,7 @@ def run_round(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- start
 def run_start(args: argparse.Namespace) -> int:
-    from vision.rack import start_order
+    from vision.game.rack import start_order
 
     _rules(args)  # the draw needs no rules, but a bad --edition or --set is still said
     players = _players(args.players)

@@ -1,6 +1,6 @@
 """Subcommands that read photos: `rummikub scan PHOTO [PHOTO ...]`.
 
-The models are loaded once and every photo goes through the same `vision.pipeline`
+The models are loaded once and every photo goes through the same `vision.recognition.pipeline`
 objects the app uses. With `--json` stdout holds exactly one JSON array, one object per
 photo in the order given; a photo that cannot be read gets a one-line error on stderr
 (and an object with an `error` field in the array), the other photos are still read, and
@@ -53,12 +53,16 @@ def _unique_path(out_dir: Path, stem: str, used: set[str]) -> Path:
 
 def scan_photo(reader, path: str, *, rules, annotator=None,
                annotate_to: Path | None = None) -> dict:
-    """Read one photo -> the scan JSON object. Raises vision.decode.PhotoError."""
-    from vision.decode import open_photo
-    from vision.table import judge_table
+    """Read one photo -> the scan JSON object. Raises vision.recognition.decode.PhotoError
+    (a photo too blurred, dark or overexposed to read is one: PhotoUnfit)."""
+    from vision.game.table import judge_table
+    from vision.recognition.decode import open_photo
+    from vision.recognition.quality import refuse_unfit
 
     photo = open_photo(path)  # checked now; decoded only as far as the reading needs
-    table = judge_table(reader.read(photo), rules, frame=(photo.width, photo.height))
+    detections = reader.read(photo)
+    refuse_unfit(photo, detections)  # too blurred, dark or overexposed: PhotoUnfit
+    table = judge_table(detections, rules, frame=(photo.width, photo.height))
     detections = table.detections  # the rules may have re-read a tile
     result: dict = {
         "photo": str(path),
@@ -140,7 +144,7 @@ def _summary(result: dict) -> str:
 
 
 def _code(tile: dict) -> str:
-    from vision.labels import WORD_TO_SLOT
+    from vision.recognition.labels import WORD_TO_SLOT
 
     if tile.get("joker"):
         return "J"
@@ -149,8 +153,8 @@ def _code(tile: dict) -> str:
 
 def run_scan(args: argparse.Namespace) -> int:
     from app.cli.common import CommandError, rules_from_args
-    from vision.decode import PhotoError
-    from vision.pipeline import ModelsMissing, TileReader
+    from vision.recognition.decode import PhotoError
+    from vision.recognition.pipeline import ModelsMissing, TileReader
 
     rules = rules_from_args(args)
     try:
@@ -162,7 +166,7 @@ def run_scan(args: argparse.Namespace) -> int:
     reader = load_profile(reader, args.profile)
     annotator = None
     if args.annotate is not None:
-        from vision.annotate import TableAnnotator
+        from vision.recognition.annotate import TableAnnotator
 
         try:
             args.annotate.mkdir(parents=True, exist_ok=True)

@@ -128,7 +128,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from app.server import ServerSettings, create_app
     from app.server.storage import Storage
-    from vision.pipeline import ModelsMissing
+    from vision.recognition.pipeline import ModelsMissing
 
     if not 0 < args.port < 65536:
         raise _error(f"--port {args.port}: a port number 1-65535")

@@ -5,7 +5,7 @@ slot: a new frame replaces a waiting one (counted as dropped), so nothing queues
 bound and the reading always follows the newest picture. One asyncio task per game hands
 the game to a small thread pool shared by all tables (off the event loop); the pool thread
 takes the newest frame only when it starts, runs the photo pipeline, and the game's
-`vision.tracker.TableTracker` votes over recent frames and says when the table changed
+`vision.game.tracker.TableTracker` votes over recent frames and says when the table changed
 and held still. Only then is the reading judged, stored with its frame and
 made the game's latest table: the referee never judges a single frame.
 
@@ -30,10 +30,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from app.server.games import GameError, GameService
-from app.server.messages import Message, say
+from app.server.messages import Message, say, unfit_message
 from app.server.uploads import open_photo, sniff_type
-from vision.decode import PhotoError
-from vision.pipeline import detection_reduction
+from vision.recognition import quality
+from vision.recognition.decode import PhotoError
+from vision.recognition.pipeline import detection_reduction
 
 GRAY_WIDTH = 160  # the small grey picture the tracker measures stillness on
 IDLE_S = 30 * 60.0  # a game's tracker is let go after this long without frames or sockets
@@ -50,7 +51,8 @@ def camera_taken(by: object) -> Message:
 
 
 CAMERA_TAKEN = camera_taken(None).english
-COUNTERS = ("received", "read", "dropped", "bad", "changes", "takeovers", "last_read_ms")
+COUNTERS = ("received", "read", "dropped", "bad", "refused", "changes", "takeovers",
+            "last_read_ms")
 
 
 class CameraTaken(GameError):
@@ -61,7 +63,7 @@ class CameraTaken(GameError):
 
 def make_tracker(rules, hold: int = 3):
     """A live tracker for one game's camera, with the game's rules as priors."""
-    from vision.tracker import TableTracker
+    from vision.game.tracker import TableTracker
 
     return TableTracker(rules=rules, hold=hold)
 
@@ -88,6 +90,7 @@ class GameFrames:
     read: int = 0
     dropped: int = 0
     bad: int = 0
+    refused: int = 0  # frames too blurred, dark or overexposed to read: never the table
     changes: int = 0
     last_read_ms: float = 0.0
     subscribers: set = field(default_factory=set)
@@ -241,6 +244,7 @@ class FrameHub:
         detector = getattr(self.reader, "detector", None)
         photo = open_photo(frame.data, detector)
         detections = self.reader.read(photo)
+        unfit = quality.check(photo, detections).problems()
         image = photo.reduced(detection_reduction(photo, detector))
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         scale = GRAY_WIDTH / max(1, gray.shape[1])
@@ -252,8 +256,17 @@ class FrameHub:
                 with gf.slot_lock:
                     gf.dropped += 1
                 return None
-            update = gf.tracker.push(detections, gray_small=small, t=time.monotonic())
+            update = gf.tracker.push(detections, gray_small=small, t=time.monotonic(),
+                                     unfit=unfit)
             view = gf.view
+        if update.refused:
+            gf.refused += 1
+            gf.last_read_ms = (time.perf_counter() - start) * 1000
+            return {"type": "refused", "detail": quality.unfit_words(update.refused),
+                    "message_id": unfit_message(update.refused).json(),
+                    "problems": update.refused, "reading": self._latest(gf.game_id),
+                    "frame": {"seq": frame.seq, "refused": gf.refused,
+                              "read_ms": round(gf.last_read_ms, 1), "dropped": gf.dropped}}
         stored = None
         if update.changed and update.stable is not None:
             carried: list[dict] = []

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.server.messages import Message, say
+from app.server.messages import Message, say, unfit_message
 from app.server.storage import GameRow, Storage
 from referee import (
     EDITIONS,
@@ -39,8 +39,9 @@ from referee import (
 from referee.editions import SETTINGS
 from referee.reasons import reason_refs
 from referee.timer import timeout_penalty
-from vision.decode import Photo, PhotoError
-from vision.detections import TileDetections
+from vision.recognition.decode import Photo, PhotoError
+from vision.recognition.detections import TileDetections
+from vision.recognition.quality import PhotoUnfit, refuse_unfit
 
 log = logging.getLogger("rummikub.server")
 
@@ -99,7 +100,12 @@ def rack_warnings(rack) -> list[Message]:
         out.append(say("rack.low_confidence", count=low))
     if rack.edge:
         out.append(say("rack.edge", count=len(rack.edge)))
-    known = ("tile(s) read with low confidence", "tile(s) at the photo's edge")
+    if getattr(rack, "off_rack", None):
+        codes = rack.detections.codes
+        out.append(say("rack.off_rack", count=len(rack.off_rack),
+                       tiles=" ".join(codes[i] for i in rack.off_rack)))
+    known = ("tile(s) read with low confidence", "tile(s) at the photo's edge",
+             "off the rack: not counted")
     out += [say("rack.note", text=w) for w in rack.warnings if not any(k in w for k in known)]
     return out
 
@@ -169,7 +175,7 @@ def tile_height(d: TileDetections) -> float:
 
 def _align_views(around: list, d: TileDetections) -> tuple[np.ndarray, np.ndarray] | None:
     """The similarity transform from the view a correction was made in to `d`'s view, from
-    the tiles read alike in both (RANSAC, as the tracker and `vision.turn` align frames),
+    the tiles read alike in both (RANSAC, as the tracker and `vision.game.turn` align frames),
     with the inlier mask over `around`; None when the tiles do not give one."""
     import cv2
 
@@ -276,7 +282,7 @@ def apply_corrections(d: TileDetections, corrections: list[dict], view: str | No
 def reading_json(d: TileDetections, rules: Rules, width: int, height: int,
                  photo_id: str | None) -> dict:
     """The `rummikub scan --json` object of one photo (plus `photo_id`)."""
-    from vision.table import judge_table
+    from vision.game.table import judge_table
 
     table = judge_table(d, rules, frame=(int(width), int(height)))
     result = {"photo": photo_id, "photo_id": photo_id, "width": int(width),
@@ -317,7 +323,7 @@ def _tiles_of(reading) -> list[list[Tile]]:
 @dataclass
 class PhotoIn:
     """An uploaded photo whose header and pixel data passed the checks: its bytes (kept)
-    and the `vision.decode.Photo` the pipeline reads, decoded only as far as it needs
+    and the `vision.recognition.decode.Photo` the pipeline reads, decoded only as far as it needs
     (a big JPEG at 1/2 to 1/8 of each side; each decode is kept for the next use)."""
 
     data: bytes
@@ -670,7 +676,7 @@ class GameService:
     # -- turns -----------------------------------------------------------------------------
     def end_turn(self, game_id: str, photo_id: str | None = None, *, timed_out: bool = False,
                  only_if_expired: bool = False) -> dict:
-        from vision.turn import judge_turn
+        from vision.game.turn import judge_turn
 
         with self.lock(game_id):
             row = self.row(game_id)
@@ -913,11 +919,16 @@ class GameService:
     def _read(self, photo: PhotoIn) -> TileDetections:
         """The tiles of an uploaded photo. The upload check decoded the detector's image;
         the tiles may be cropped from a finer decode, and if that one fails the photo is
-        still the sender's problem (400), not the server's."""
+        still the sender's problem (400), not the server's. A photo too blurred, dark or
+        overexposed to read is refused (422) with what to do, never judged."""
         try:
-            return self.reader.read(photo.photo)
+            detections = self.reader.read(photo.photo)
+            refuse_unfit(photo.photo, detections)
+        except PhotoUnfit as error:
+            raise GameError(unfit_message(error.problems), 422) from None
         except PhotoError as error:
             raise GameError(str(error), 400) from None
+        return detections
 
     def latest_reading(self, game_id: str) -> dict:
         row = self.row(game_id)
@@ -973,7 +984,7 @@ class GameService:
                 "warnings": []}
 
     def rack_from_photo(self, game_id: str, player: str, photo: PhotoIn) -> dict:
-        from vision.rack import read_rack
+        from vision.game.rack import read_rack
 
         row = self.row(game_id)
         self._player(row, player)
@@ -984,9 +995,11 @@ class GameService:
                 "rows": [[codes[i] for i in r] for r in rack.rows], "total": int(rack.total),
                 "photo_id": photo_id, "warnings": list(rack.warnings),
                 "warning_ids": [m.json() for m in rack_warnings(rack)],
-                "edge_tiles": list(rack.edge), "width": photo.width, "height": photo.height,
+                "edge_tiles": list(rack.edge), "off_rack": [codes[i] for i in rack.off_rack],
+                "width": photo.width, "height": photo.height,
                 # Each tile's reading where it lies: the page draws them on the photo.
                 "marks": [{"id": i, "code": codes[i], "uncertain": bool(rack.detections.uncertain[i]),
+                           "off_rack": i in rack.off_rack,
                            "corners": [[round(float(x), 1), round(float(y), 1)]
                                        for x, y in rack.detections.corners[i]]}
                           for i in range(len(codes))]}
@@ -998,7 +1011,7 @@ class GameService:
                            f"{', '.join(row.config['players'])}")
 
     def start_draw(self, game_id: str, photo: PhotoIn) -> dict:
-        from vision.rack import start_order
+        from vision.game.rack import start_order
 
         with self.lock(game_id):
             row = self.row(game_id)

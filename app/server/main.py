@@ -25,14 +25,14 @@ from starlette.concurrency import run_in_threadpool
 
 from app.server.games import GameError, GameService
 from app.server.storage import Storage
-from vision.decode import MAX_BYTES
+from vision.recognition.decode import MAX_BYTES
 
 log = logging.getLogger("rummikub.server")
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 DEFAULT_DATA_DIR = Path("data")
 DB_NAME = "rummikub.sqlite3"
-# The photo limits are the command line's (`vision.decode`: 64 MB, 120 megapixels): a
+# The photo limits are the command line's (`vision.recognition.decode`: 64 MB, 120 megapixels): a
 # phone's 50-108 MP photo at high quality may be over 15 MB, and whatever `rummikub scan`
 # reads the server reads too.
 UPLOAD_LIMIT = MAX_BYTES
@@ -79,11 +79,11 @@ def load_reader(settings: ServerSettings):
     """The TileReader, loaded once; with the table's calibration profile when given."""
     if settings.reader is not None:
         return settings.reader
-    from vision.pipeline import TileReader
+    from calibration import load_reader as load_profiled_reader
 
     # A calibration profile's problems (missing, corrupt, made for another classifier)
     # are ValueErrors (calibration.ProfileError) naming the file.
-    reader = TileReader.load(settings.models_dir, profile=settings.profile)
+    reader = load_profiled_reader(settings.models_dir, profile=settings.profile)
     return reader
 
 

@@ -39,7 +39,15 @@ ENGLISH: dict[str, str] = {
     "rack.low_confidence": "{count} tiles read with low confidence: check them",
     "rack.edge": "{count} tiles at the photo's edge: the edge may cut them or hide more; "
                  "photograph the whole rack",
+    "rack.off_rack": "{count} tiles lie off the rack: not counted ({tiles})",
     "rack.note": "{text}",
+    # a photo or frame too poor to read (vision.recognition.quality): what to do
+    "photo.unfit": "{words}",
+    "quality.too_blurred": "too blurred: hold the phone still and take it again",
+    "quality.too_dark": "too dark: turn on a light or move to a brighter spot and take it "
+                        "again",
+    "quality.overexposed": "overexposed: move out of the direct light or away from the flash "
+                           "and take it again",
 }
 
 
@@ -72,3 +80,12 @@ def say(message_id: str, **params) -> Message:
 def all_ids() -> set[str]:
     """Every message id the server can send the page: its own and the referee's reasons."""
     return set(ENGLISH) | set(REASON_IDS)
+
+
+def unfit_message(problems: list[str]) -> Message:
+    """A photo too blurred, dark or overexposed: the quality gate's words, and each problem
+    as an id ("too blurred" -> quality.too_blurred)."""
+    from vision.recognition.quality import unfit_words
+
+    return say("photo.unfit", words=unfit_words(problems),
+               problems=[say("quality." + p.replace(" ", "_")).json() for p in problems])

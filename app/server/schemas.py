@@ -239,6 +239,8 @@ class RackOut(Out):
     warning_ids: list[dict] = Field(default_factory=list, description="the warnings as "
                                     "message ids with parameters (app/server/messages.py)")
     edge_tiles: list[int] = Field(default_factory=list)
+    off_rack: list[str] = Field(default_factory=list, description="tiles lying on the table "
+                                "beside or behind the rack: named, not counted")
 
 
 class StartDrawOut(Out):
@@ -260,6 +262,8 @@ class FrameStats(Out):
     read: int
     dropped: int
     bad: int
+    refused: int = Field(0, description="frames too blurred, dark or overexposed to read "
+                                         "(never the table)")
     changes: int
     takeovers: int = Field(0, description="times another camera took the game's camera over")
 

@@ -1,8 +1,8 @@
-"""Photos arriving over HTTP: size limit, content type, then `vision.decode` (header checks
+"""Photos arriving over HTTP: size limit, content type, then `vision.recognition.decode` (header checks
 before decoding, pixel limits). Every refusal is a 4xx with words a player understands.
 
 A photo is not decoded whole: the check decodes only the image the detector reads (for a
-big JPEG libjpeg's 1/2, 1/4 or 1/8 decode, `vision.pipeline.detection_reduction`), so
+big JPEG libjpeg's 1/2, 1/4 or 1/8 decode, `vision.recognition.pipeline.detection_reduction`), so
 pixel data that cannot be decoded is a 400 here, before any game changes, and the
 pipeline reuses that decode (a `Photo` keeps its decodes). A 50 MP photo then costs about
 what a 12 MP one does (`python -m bench.upload_bench`)."""
@@ -12,8 +12,8 @@ from __future__ import annotations
 from fastapi import HTTPException, UploadFile
 
 from app.server.games import PhotoIn
-from vision.decode import MAX_PIXELS, Photo, PhotoError
-from vision.pipeline import detection_reduction
+from vision.recognition.decode import MAX_PIXELS, Photo, PhotoError
+from vision.recognition.pipeline import detection_reduction
 
 IMAGE_TYPES = ("image/",)
 
@@ -55,7 +55,7 @@ def sniff_type(data: bytes) -> str:
 def open_photo(data: bytes, detector=None) -> Photo:
     """Photo bytes checked (header, size, pixel limit) and the image `detector` reads
     decoded (kept in the Photo); PhotoError when any of that fails."""
-    # The same limits as the command line's (`vision.decode.MAX_PIXELS`, 120 MP): a
+    # The same limits as the command line's (`vision.recognition.decode.MAX_PIXELS`, 120 MP): a
     # 108 MP phone photo is read; a bigger one is refused from its header, before decoding.
     photo = Photo.from_bytes(data, max_pixels=MAX_PIXELS)
     photo.reduced(detection_reduction(photo, detector))

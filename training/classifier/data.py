@@ -1,6 +1,6 @@
 """Tile crops for the classifier: real (train/ label polygons) and rendered, as arrays.
 
-Every crop goes through `vision.rectify.rectify_tiles`, the code used at inference. A
+Every crop goes through `vision.recognition.rectify.rectify_tiles`, the code used at inference. A
 crop's target is `class_index + 53 * upside_down` (106 classes): the network reads both
 what the tile is and whether the crop shows it turned 180 degrees.
 
@@ -18,8 +18,8 @@ import cv2
 import numpy as np
 
 from training.real_data import load_split, oriented_quad
-from vision.labels import TILE_CLASSES
-from vision.rectify import canonical_quad, rectify_tiles, rotate_quad_180
+from vision.recognition.labels import TILE_CLASSES
+from vision.recognition.rectify import canonical_quad, rectify_tiles, rotate_quad_180
 
 N_CLASSES = len(TILE_CLASSES)
 CLASS_INDEX = {code: i for i, code in enumerate(TILE_CLASSES)}

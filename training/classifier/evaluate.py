@@ -20,9 +20,9 @@ import cv2
 import numpy as np
 
 from training.real_data import load_split, oriented_quad
-from vision.classify import TileClassifier
-from vision.rectify import canonical_quad, rotate_quad_180
-from vision.settings import MODELS_DIR
+from vision.recognition.classify import TileClassifier
+from vision.recognition.rectify import canonical_quad, rotate_quad_180
+from vision.recognition.settings import MODELS_DIR
 
 
 def ink_centres(crops):

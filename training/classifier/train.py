@@ -29,8 +29,8 @@ import torch.nn.functional as F
 
 from training.classifier import data
 from training.classifier.net import ARCHS, TileNet
-from vision.labels import TILE_CLASSES
-from vision.rectify import DEFAULT_MEAN, DEFAULT_STD
+from vision.recognition.labels import TILE_CLASSES
+from vision.recognition.rectify import DEFAULT_MEAN, DEFAULT_STD
 
 SIZE = (32, 44)  # crop (width, height)
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detect import TileDetector
-from vision.settings import MODELS_DIR
+from vision.recognition.detect import TileDetector
+from vision.recognition.settings import MODELS_DIR
 
 
 def match(quads: np.ndarray, scores: np.ndarray, polygons: list[np.ndarray]):

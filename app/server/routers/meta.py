@@ -43,7 +43,7 @@ SAMPLE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\.jpg$")
 
 
 def _samples_dir() -> Path:
-    from vision.settings import REPO_ROOT
+    from vision.recognition.settings import REPO_ROOT
 
     return REPO_ROOT / "sample_images"
 

@@ -33,7 +33,9 @@ router = APIRouter(prefix="/api/games", tags=["table"])
 UPLOAD_ERRORS = {**ERRORS,
                  400: {"model": schemas.Problem, "description": "corrupt or truncated photo"},
                  413: {"model": schemas.Problem, "description": "photo over the size limit"},
-                 415: {"model": schemas.Problem, "description": "not an image"}}
+                 415: {"model": schemas.Problem, "description": "not an image"},
+                 422: {"model": schemas.Problem, "description": "bad request body, or a photo "
+                       "too blurred, dark or overexposed to read (the detail says what to do)"}}
 
 
 def _limit(request) -> int:
@@ -185,7 +187,9 @@ def get_photo(photo_id: str, request: Request, access: Watch):
 async def live(ws: WebSocket, game_id: str):
     """The live camera: send binary JPEG frames; receive JSON `{"type": "reading",
     "reading", "stable", "changed", "frame"}` per frame read, `{"type": "dropped"}` for
-    a frame replaced by a newer one, `{"type": "game", "game"}` when the game changes,
+    a frame replaced by a newer one, `{"type": "refused", "detail", "problems", "reading",
+    "frame"}` for a frame too blurred, dark or overexposed to read (the detail says what to
+    do; the reading is the table as it stood), `{"type": "game", "game"}` when the game changes,
     `{"type": "error", "detail"}` for a bad frame or message. Text `{"type": "ping"}` gets
     `{"type": "pong"}`. The watch token may listen but not send frames.
 

@@ -72,6 +72,8 @@ export class LiveCamera {
       else if (msg.type === "game" && msg.game) this.onGame(msg.game);
       else if (msg.type === "game-changed") this.onChanged(msg.what);
       else if (msg.type === "error") this.onStatus("error", msg.detail && { message: msg.detail, messageId: msg.message_id });
+      // A frame too blurred, dark or overexposed: never the table; the words say what to do.
+      else if (msg.type === "refused") this.onStatus("refused", msg.detail && { message: msg.detail, messageId: msg.message_id });
       else if (msg.type === "camera-taken") this.taken(msg.detail, msg.message_id);
     };
     socket.onclose = () => {

@@ -294,6 +294,8 @@ async function startCamera() {
     onStatus: (s, detail) => {
       if (s === "live") $("#mode-badge").textContent = t("camera.live");
       if (s === "error" && detail) toast(words(detail));
+      // A frame too blurred, dark or overexposed: the table stays; say what to do.
+      if (s === "refused" && detail) toast(words(detail), "info");
     },
     onTaken: (detail, messageId) => {
       // One camera per game: this phone stops filming and shows the other camera's table;

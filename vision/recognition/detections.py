@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.labels import TILE_CLASSES, split_code
+from vision.recognition.labels import TILE_CLASSES, split_code
 
 
 @dataclass

@@ -24,7 +24,7 @@ tile the camera barely saw lying alone (`TableReading.faint`, maybe a knot in th
 not held against the player: it is left out of the referee's check, and named in
 `warnings` when only one photo shows it.
 
-Then both tables are judged (`vision.table.judge_table`) and the referee's `check_turn`
+Then both tables are judged (`vision.game.table.judge_table`) and the referee's `check_turn`
 says whether the turn was legal, judging what the player changed: a set already invalid in
 BEFORE and left as it was is named in `invalid_before`, not held against the player. A
 tile matched across the photos is one tile to the referee's count (same reading in both,
@@ -39,9 +39,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.detections import TileDetections
-from vision.layout import Layout, group_lines
-from vision.table import TableReading, judge_table
+from vision.game.layout import Layout, group_lines
+from vision.game.table import TableReading, judge_table
+from vision.recognition.detections import TileDetections
 
 SAME_PLACE = 0.6  # centres closer than this many tile heights: the same place
 UNSURE_SHARE = 0.05  # a reading the other photo gives at least this probability

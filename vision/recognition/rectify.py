@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.settings import MODELS_DIR
+from vision.recognition.settings import MODELS_DIR
 
 DEFAULT_SIZE = (32, 44)  # (width, height) of a crop
 DEFAULT_MEAN = (0.5, 0.5, 0.5)

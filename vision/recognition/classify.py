@@ -12,7 +12,7 @@ and its quad is then rotated by two corners. A 6 turned round therefore reads as
 the number sits in the upper part of the face, which the network sees.
 
 `quarter_turned(quads)` gives each box turned a quarter round: the reader's second look
-(`vision.pipeline`) at a crop it is not sure of, for a box lying across its tile.
+(`vision.recognition.pipeline`) at a crop it is not sure of, for a box lying across its tile.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.labels import TILE_CLASSES
-from vision.rectify import canonical_quad, rectify_tiles, rotate_quad_180, to_tensor
-from vision.sessions import DEFAULT_THREADS, ModelsMissing, load_session, read_sidecar
-from vision.settings import MODELS_DIR
+from vision.recognition.labels import TILE_CLASSES
+from vision.recognition.rectify import canonical_quad, rectify_tiles, rotate_quad_180, to_tensor
+from vision.recognition.sessions import DEFAULT_THREADS, ModelsMissing, load_session, read_sidecar
+from vision.recognition.settings import MODELS_DIR
 
 
 def quarter_turned(quads: np.ndarray) -> np.ndarray:

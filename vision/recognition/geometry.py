@@ -21,7 +21,7 @@ boxes (iteratively reweighted least squares):
    its line the step between their centres stands in for r (`_neighbour_steps`).
 
 The plane is scaled so that its tiles have the photo's median tile height and centred on
-the tiles: group by it exactly as on the photo (`vision.layout` does when the plane is
+the tiles: group by it exactly as on the photo (`vision.game.layout` does when the plane is
 `tilted`). With too few tiles, or a fit that does not make the tiles more alike, the plane
 is the photo itself (`TablePlane.identity()`).
 """
@@ -154,6 +154,19 @@ class TablePlane:
 
 
 # ----------------------------------------------------------------------------- helpers
+def tile_frames(corners: np.ndarray):
+    """Centres (N,2), unit right axes (N,2), unit down axes (N,2), widths (N,), heights (N,)."""
+    q = np.asarray(corners, np.float64).reshape(-1, 4, 2)
+    centres = q.mean(axis=1)
+    right = ((q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])) / 2
+    down = ((q[:, 3] - q[:, 0]) + (q[:, 2] - q[:, 1])) / 2
+    widths = np.linalg.norm(right, axis=1)
+    heights = np.linalg.norm(down, axis=1)
+    right = right / np.maximum(widths, 1e-9)[:, None]
+    down = down / np.maximum(heights, 1e-9)[:, None]
+    return centres, right, down, widths, heights
+
+
 def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
     p = np.asarray(points, np.float64)
     flat = p.reshape(-1, 2)

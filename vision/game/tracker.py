@@ -5,7 +5,7 @@ for a frame, the camera shakes. `TableTracker` keeps a *track* per place on the 
 turns the frames into a *stable* table that changes only when a change has held:
 
 1. Frames are aligned first. The camera may shake, so the tiles read alike in this frame
-   and in the tracks' last places give a similarity transform (RANSAC, as `vision.turn`
+   and in the tracks' last places give a similarity transform (RANSAC, as `vision.game.turn`
    does between two photos); every track, seen or hidden, follows it.
 2. A detection belongs to the track whose place is nearest, within `MATCH_RADIUS` of the
    two tiles' heights; a detection with no track starts one.
@@ -41,12 +41,13 @@ when the table really did.
 from __future__ import annotations
 
 from collections import Counter, deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.detections import TileDetections
-from vision.turn import _nearest_first, _tile_size
+from vision.game.turn import _nearest_first, _tile_size
+from vision.recognition.detections import TileDetections
 
 MATCH_RADIUS = 0.5  # a detection belongs to a track this many tile heights away at most
 # (neighbours in a set lie one tile width = 0.72 heights apart)
@@ -109,6 +110,7 @@ class TrackerUpdate:
     churn: int = 0  # tracks that came or went since the previous frame
     still_frames: int = 0  # length of the run of still frames ending here
     shift: tuple[float, float] = (0.0, 0.0)  # camera shift the tiles gave (still frames), px
+    refused: list[str] = field(default_factory=list)  # why the frame was not read, if it was not
 
 
 class TableTracker:
@@ -140,6 +142,7 @@ class TableTracker:
         self.gone_after = int(gone_after) if gone_after is not None else 5 * self.window
         if not 1 <= self.leave_after <= self.window:
             raise ValueError(f"need 1 <= leave_after <= window, not {self.leave_after}")
+        self.refused = 0  # frames refused as unfit to read (`push(unfit=...)`)
         self.reset()
 
     # -- public ----------------------------------------------------------------------------
@@ -194,8 +197,13 @@ class TableTracker:
         return best.id
 
     def push(self, detections: TileDetections, gray_small: np.ndarray | None = None,
-             t: float | None = None) -> TrackerUpdate:
-        """Add one frame's tiles (and its downscaled grey image, for the motion measure)."""
+             t: float | None = None, unfit: Sequence[str] = ()) -> TrackerUpdate:
+        """Add one frame's tiles (and its downscaled grey image, for the motion measure).
+        A frame `unfit` to read (its problems, `vision.recognition.quality`) is counted in
+        `refused` and changes nothing: it never becomes, nor moves, the stable table."""
+        if unfit:
+            self.refused += 1
+            return TrackerUpdate(self._stable, False, False, self._frame, t, refused=list(unfit))
         self._frame += 1
         frame = self._frame
         if self._labels is None:

@@ -15,11 +15,11 @@ more tiles is a set, ordered as a player reads it: along the tiles' upright read
 direction (left to right for upright numbers). Tiles on no path are loose.
 
 An oblique photo is grouped as if seen from above: the tiles themselves give the table
-plane (`vision.geometry.TablePlane`: rectangles of one size and shape), and when the photo
+plane (`vision.recognition.geometry.TablePlane`: rectangles of one size and shape), and when the photo
 is tilted enough to matter the tiles are grouped on that plane (see `PLANE`).
 
 Only numpy here: the referee-aware refinements (splitting a line at a wide gap when that
-makes valid sets) live in `vision.table`.
+makes valid sets) live in `vision.game.table`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.geometry import TablePlane, _median
+from vision.recognition.geometry import TablePlane, _median, tile_frames
 
 # Tolerances, in tile widths / heights / degrees. Measured with the detector's corners on
 # the real valid/ photos and on rendered tables (bench/eval_table.py): tiles of one set lie
@@ -36,7 +36,7 @@ from vision.geometry import TablePlane, _median
 # run from -0.45 (a box shifted into its neighbour) to 0.51 (boxes drawn too small on
 # steep perspective); gaps between two sets in one row measure at least 0.55 w on rendered
 # and 0.76 w on real photos. Two sets that do merge into one line are split again by the
-# rules (`vision.table`).
+# rules (`vision.game.table`).
 MAX_GAP = 0.55  # largest gap between two tiles of one set, in tile widths
 MAX_OVERLAP = 0.5  # corners are noisy: allow this much apparent overlap
 MAX_ACROSS = 0.35  # sideways offset of the neighbour's centre, in tile heights
@@ -71,19 +71,6 @@ class Layout:
 
     def to_json(self) -> dict:
         return {"sets": [list(s) for s in self.sets], "loose": list(self.loose)}
-
-
-def tile_frames(corners: np.ndarray):
-    """Centres (N,2), unit right axes (N,2), unit down axes (N,2), widths (N,), heights (N,)."""
-    q = np.asarray(corners, np.float64).reshape(-1, 4, 2)
-    centres = q.mean(axis=1)
-    right = ((q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])) / 2
-    down = ((q[:, 3] - q[:, 0]) + (q[:, 2] - q[:, 1])) / 2
-    widths = np.linalg.norm(right, axis=1)
-    heights = np.linalg.norm(down, axis=1)
-    right = right / np.maximum(widths, 1e-9)[:, None]
-    down = down / np.maximum(heights, 1e-9)[:, None]
-    return centres, right, down, widths, heights
 
 
 def _link_candidates(corners: np.ndarray, max_gap: float):

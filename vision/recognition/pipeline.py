@@ -13,14 +13,16 @@ as tiles is decided on the first look alone. A calibration profile's head has it
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
-from vision.detections import TileDetections
-from vision.labels import TILE_CLASSES
-from vision.sessions import ModelsMissing, ModelUnreadable, read_sidecar
-from vision.settings import MODELS_DIR
+from vision.recognition.detections import TileDetections
+from vision.recognition.labels import TILE_CLASSES
+from vision.recognition.sessions import ModelsMissing, ModelUnreadable, read_sidecar
+from vision.recognition.settings import MODELS_DIR
 
 # A reading whose best class probability is below this is flagged `uncertain` (the
 # classifier's sidecar may override it with "uncertain_below").
@@ -103,6 +105,18 @@ def unlike_the_other_finds(crops: np.ndarray, centres: np.ndarray) -> np.ndarray
     return unlike
 
 
+class ProfileHeadLike(Protocol):
+    """What the reader needs of a calibration profile's head (`calibration.head`
+    builds one): the readings' labels, and the classifier's reading calls."""
+
+    labels: Sequence[str]
+    last_crops: np.ndarray
+
+    def classify(self, image_bgr: np.ndarray, quads: np.ndarray): ...
+
+    def classify_both_ways(self, image_bgr: np.ndarray, quads: np.ndarray): ...
+
+
 def _missing_models(models_dir: Path) -> list[str]:
     return [name for name in MODEL_FILES if not (models_dir / name).is_file()]
 
@@ -132,19 +146,20 @@ class TileReader:
         self.last_second_looks = (0, 0)
         # A calibration profile's head (`with_profile`) reads the tiles in its place.
         self.profile_head = None
-        # A strongly tilted photo is detected again as seen from above (`vision.plane_view`);
+        # A strongly tilted photo is detected again as seen from above (`vision.recognition.plane_view`);
         # False turns that off (the evaluation compares with and without it).
         self.plane_view = bool(plane_view)
         self.last_plane_tilt: float | None = None  # the last photo's, when it was viewed so
         # A photo whose tiles are small in the detector's input is detected again at a finer
-        # scale (`vision.fine_scale`); False turns that off.
+        # scale (`vision.recognition.fine_scale`); False turns that off.
         self.fine_scale = bool(fine_scale)
         self.last_finer_side: int | None = None  # the last photo's finer input side, if any
 
     @classmethod
     def load(cls, models_dir: Path | str | None = None, profile=None, **kwargs) -> TileReader:
         """Load detector and classifier from `models_dir` (default `models/`); with
-        `profile` (a `calibration.Profile` or its file) read through it (`with_profile`).
+        `profile` (a `calibration.Profile`; `calibration.load_reader` takes its file) read
+        through it (`with_profile`).
 
         Raises `ModelsMissing` naming the folder when a model file is not there, and its
         subclass `ModelUnreadable` naming the file when one cannot be loaded.
@@ -156,8 +171,8 @@ class TileReader:
                 f"model files missing in {models_dir}: {', '.join(missing)} "
                 "(run `make train`, or set RUMMIKUB_MODELS)"
             )
-        from vision.classify import TileClassifier
-        from vision.detect import TileDetector
+        from vision.recognition.classify import TileClassifier
+        from vision.recognition.detect import TileDetector
 
         spec_path = models_dir / PIPELINE_SPEC
         if spec_path.is_file() and "reject_below" not in kwargs:
@@ -170,29 +185,31 @@ class TileReader:
         if profile is None:
             return reader
         if isinstance(profile, str | Path):
-            from calibration import Profile
-
-            return reader.with_profile(Profile.from_file(profile), str(profile))
+            raise TypeError("TileReader.load takes a profile object; read a profile file "
+                            "with calibration.load_reader")
         return reader.with_profile(profile)
 
     def with_profile(self, profile, source: str = "profile") -> TileReader:
-        """This reader (same loaded models) reading through a `calibration.Profile`:
-        white balance, its colour slots (green too) and prototypes. Raises
-        `calibration.ProfileError` when the profile was made for another classifier."""
+        """This reader (same loaded models) reading through a profile: anything with a
+        `head(classifier, source)` that builds its `ProfileHeadLike` (a
+        `calibration.Profile` does; it raises `calibration.ProfileError` when the profile
+        was made for another classifier)."""
+        return self.with_head(profile.head(self.classifier, source))
+
+    def with_head(self, head: ProfileHeadLike) -> TileReader:
+        """This reader (same loaded models) with `head` reading the tiles in the
+        classifier's place (white balance, colour slots, prototypes)."""
         import copy
 
-        from calibration.head import ProfileHead
-
-        head = ProfileHead(profile, self.classifier, source)
         reader = copy.copy(self)
-        reader.profile_head, reader.labels, reader.last_timings = head, head.labels, {}
+        reader.profile_head, reader.labels, reader.last_timings = head, tuple(head.labels), {}
         return reader
 
     # -- reading ---------------------------------------------------------------------------
     def read(self, image_bgr) -> TileDetections:
-        """Every tile in a BGR photo (an image array, or a `vision.decode.Photo`, which is
+        """Every tile in a BGR photo (an image array, or a `vision.recognition.decode.Photo`, which is
         then decoded only as far as needed), corners clockwise from the upright top-left."""
-        from vision.decode import Photo
+        from vision.recognition.decode import Photo
 
         if isinstance(image_bgr, Photo):
             return self.read_photo(image_bgr)
@@ -212,7 +229,7 @@ class TileReader:
         return self._on_plane(image_bgr, detections, detections.corners, timings, read_finds)
 
     def read_photo(self, photo) -> TileDetections:
-        """`read` for a `vision.decode.Photo`, with corners in the whole photo's pixels.
+        """`read` for a `vision.recognition.decode.Photo`, with corners in the whole photo's pixels.
 
         A big JPEG is decoded at 1/2, 1/4 or 1/8 for the detector (whose input is only
         `long_side` pixels anyway; `detection_reduction`), and the tiles are cropped from
@@ -261,13 +278,13 @@ class TileReader:
                read_finds) -> TileDetections:
         """`detections`, or where their tiles are small in the detector's input and the
         photo (of `shape`) has the pixels, merged with a second pass at a finer scale
-        (`vision.fine_scale`): `detect_at(long_side)` detects at that input side and
+        (`vision.recognition.fine_scale`): `detect_at(long_side)` detects at that input side and
         `read_finds(quads, scores)` reads its finds, in the coordinates of `detections`."""
         self.last_finer_side = None
         long_side = getattr(self.detector, "long_side", None)
         if not self.fine_scale or not long_side or len(detections) == 0:
             return detections
-        from vision.fine_scale import finer_long_side
+        from vision.recognition.fine_scale import finer_long_side
 
         finer = finer_long_side(long_side, getattr(self.detector, "multiple", 32),
                                 detections.corners, max(shape[:2]))
@@ -281,12 +298,12 @@ class TileReader:
                   timings: dict, read_finds) -> TileDetections:
         """`detections`, or where the tiles read (`tiles`: their corners in `image_bgr`'s
         pixels) say the photo is strongly tilted, merged with a second pass on it seen from
-        above (`vision.plane_view`): `read_finds(quads, scores)` reads that pass's finds
+        above (`vision.recognition.plane_view`): `read_finds(quads, scores)` reads that pass's finds
         (quads in `image_bgr`'s pixels) as `detections` were read."""
         self.last_plane_tilt = None
         if not self.plane_view or len(detections) == 0:
             return detections
-        from vision.plane_view import plane_view
+        from vision.recognition.plane_view import plane_view
 
         start = time.perf_counter()
         view = plane_view(image_bgr, tiles)
@@ -308,7 +325,7 @@ class TileReader:
                      start: float, detect, read_finds) -> TileDetections:
         """`detections` merged tile by tile with a second pass (`detect()` -> quads and
         scores, read by `read_finds`), its detection timed as `step` from `start`."""
-        from vision.plane_view import merge_readings
+        from vision.recognition.plane_view import merge_readings
 
         found, scores = detect()
         timings[step] = time.perf_counter() - start
@@ -392,7 +409,7 @@ class TileReader:
         again = np.flatnonzero(keep & (sure < self.second_look_below))
         if len(again) == 0:
             return upright, probs, flip
-        from vision.classify import quarter_turned
+        from vision.recognition.classify import quarter_turned
 
         turned = quarter_turned(quads[again])
         # The first look's step timings (crop, tensor, network) stay those of the photo's
@@ -416,9 +433,9 @@ class TileReader:
         """Check an encoded photo (JPEG, PNG, ...; EXIF rotation honoured), then `read` it,
         decoding only as far as needed.
 
-        Raises `vision.decode.PhotoError` for empty, corrupt, non-image or too-large bytes.
+        Raises `vision.recognition.decode.PhotoError` for empty, corrupt, non-image or too-large bytes.
         """
-        from vision.decode import Photo
+        from vision.recognition.decode import Photo
 
         start = time.perf_counter()
         photo = Photo.from_bytes(data)
@@ -428,7 +445,7 @@ class TileReader:
         return detections
 
     def decode(self, data: bytes) -> np.ndarray:
-        from vision.decode import decode_image
+        from vision.recognition.decode import decode_image
 
         start = time.perf_counter()
         image = decode_image(data)

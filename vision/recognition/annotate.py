@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.detections import TileDetections
+from vision.recognition.detections import TileDetections
 
 # BGR colours.
 TILE_COLORS = {

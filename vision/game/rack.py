@@ -15,14 +15,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.detections import TileDetections
-from vision.geometry import TablePlane
-from vision.layout import tile_frames
+from vision.recognition.detections import TileDetections
+from vision.recognition.geometry import TablePlane, tile_frames
 
 # A reading the rack's way round is taken when it holds at least this share of the
 # probability of the reading as drawn (tuned on rendered racks 90,000+, see bench).
 RACK_WAY_RATIO = 0.01
 COS_ALONG = np.cos(np.radians(25))  # a tile within 25 degrees of the rack's way lies on it
+# A tile standing on the rack faces within this of the rack's way, on the rack's plane:
+# the real valid/ racks' tiles lie within 4 degrees of it, a rack seen from the side at 35
+# degrees (bench.eval_geometry) within 16. Tiles lying on the table face any way.
+COS_ON_RACK = np.cos(np.radians(20))
+# A rack has two tiers, one tile height (and a little) apart: a row of tiles further than
+# this many tile heights from the rack's fullest row lies on the table behind or before it.
+TIER_STEP = 1.7
 
 
 @dataclass
@@ -32,6 +38,8 @@ class RackReading:
     total: int = 0
     warnings: list[str] = field(default_factory=list)
     edge: list[int] = field(default_factory=list)  # at the photo's edge: may be cut off
+    # tiles lying on the table beside or behind the rack: named, never counted
+    off_rack: list[int] = field(default_factory=list)
 
     @property
     def codes(self) -> list[str]:
@@ -45,6 +53,7 @@ class RackReading:
             "total": int(self.total),
             "warnings": list(self.warnings),
             "edge_tiles": [int(i) for i in self.edge],
+            "off_rack": [int(i) for i in self.off_rack],
         })
         return out
 
@@ -55,7 +64,7 @@ def rows_of(detections: TileDetections, plane: bool = True) -> list[list[int]]:
     "Down" is the tiles' own down axis (their mean), so a rack photographed at an angle
     still splits into its rows; a new row starts where the centres jump down by half a tile.
     With `plane`, the rows are split on the rack's plane estimated from the tiles
-    (`vision.geometry.TablePlane`): seen from the side, a rack's rows slant towards each
+    (`vision.recognition.geometry.TablePlane`): seen from the side, a rack's rows slant towards each
     other and its far tiles shrink, so "half a tile down" in the photo is not the same
     everywhere; on the plane it is. A photo seen from the front keeps the photo (the plane
     is then the identity).
@@ -91,37 +100,115 @@ def rows_of(detections: TileDetections, plane: bool = True) -> list[list[int]]:
 def read_rack(detections: TileDetections, rules=None, *,
               frame: tuple[int, int] | None = None) -> RackReading:
     """The tiles of one rack photo, re-read with the rack's way and the copy counts, and
-    their total. `frame`: the photo's (width, height), to warn about tiles its edge may cut."""
+    their total. `frame`: the photo's (width, height), to warn about tiles its edge may cut.
+
+    Tiles lying on the table beside or behind the rack (`off_the_rack`) keep their reading
+    and their ids in `detections`, but are in no row, not in the total, and named in
+    `off_rack` and a warning."""
+    import re
+
     from referee import DEFAULT_RULES, Tile, copy_problems, rack_penalty
-    from vision.table import _fix_copies, _read_turned, edge_tiles, edge_warning
+    from vision.game.table import _fix_copies, _read_turned, edge_tiles, edge_warning
 
     rules = rules or DEFAULT_RULES
     labels = tuple(detections.labels)
+    off = off_the_rack(detections)
+    on = np.nonzero(~off)[0]
     ids = detections.class_ids.astype(np.int64).copy()
     corners = detections.corners.copy()
-    warnings: list[str] = []
+    warnings: list[str] = [off_rack_warning(detections, off)] if off.any() else []
     rereads: dict[int, tuple[str, str]] = {}
-    _read_turned(_face_the_rack(detections), ids, corners, labels, rereads, warnings,
-                 "a rack all face one way")
+    _read_turned([(i, k) for i, k in _face_the_rack(detections) if not off[i]], ids, corners,
+                 labels, rereads, warnings, "a rack all face one way")
+    # The copy counts are the rack's: its tiles only (ids of the rack's own numbering
+    # mapped back to the photo's in the words).
+    rack_ids, rack_rereads, rack_words = ids[on], {}, []
     for _round in range(8):
-        problems = copy_problems([Tile.from_code(labels[k]) for k in ids], rules)
+        problems = copy_problems([Tile.from_code(labels[k]) for k in rack_ids], rules)
         if not problems:
             break
-        if not _fix_copies(ids, detections.class_probs, labels, [], rules, rereads, warnings):
-            warnings.extend(f"impossible count: {p}" for p in problems)
+        if not _fix_copies(rack_ids, detections.class_probs[on], labels, [], rules,
+                           rack_rereads, rack_words):
+            rack_words.extend(f"impossible count: {p}" for p in problems)
             break
+    ids[on] = rack_ids
+    for j, (was, now) in rack_rereads.items():
+        rereads[int(on[j])] = (rereads.get(int(on[j]), (was,))[0], now)
+    warnings.extend(re.sub(r"^tile (\d+) ", lambda m: f"tile {on[int(m[1])]} ", w)
+                    for w in rack_words)
     fixed = TileDetections(corners, detections.detector_scores,
                            detections.class_probs, ids, labels, detections.uncertain.copy())
     for i in rereads:
         fixed.uncertain[i] = True
-    edge = edge_tiles(fixed, frame)
+    edge = [i for i in edge_tiles(fixed, frame) if not off[i]]
     warnings.extend(edge_warning(edge, "rack"))
-    doubtful = [int(i) for i in np.nonzero(fixed.uncertain)[0]]
+    doubtful = [int(i) for i in np.nonzero(fixed.uncertain & ~off)[0]]
     if doubtful:
         warnings.append(f"{len(doubtful)} tile(s) read with low confidence: ids "
                         f"{', '.join(map(str, doubtful))}; check the total")
-    total = rack_penalty([Tile.from_code(c) for c in fixed.codes], rules)
-    return RackReading(fixed, rows_of(fixed), total, warnings, edge)
+    total = rack_penalty([Tile.from_code(fixed.codes[i]) for i in on], rules)
+    rows = [[int(on[j]) for j in row] for row in rows_of(fixed[on])] if len(on) else []
+    return RackReading(fixed, rows, total, warnings, edge, [int(i) for i in np.nonzero(off)[0]])
+
+
+def off_rack_warning(d: TileDetections, off: np.ndarray) -> str:
+    ids = [int(i) for i in np.nonzero(off)[0]]
+    codes = " ".join(d.codes[i] for i in ids)
+    n = len(ids)
+    return (f"{n} tile{'s lie' if n != 1 else ' lies'} off the rack: not counted "
+            f"({codes}; ids {', '.join(map(str, ids))})")
+
+
+def off_the_rack(d: TileDetections) -> np.ndarray:
+    """(N,) True for each tile lying on the table beside or behind the rack, not standing
+    on it: one that faces another way than the rack's tiles (they all face its way, up or
+    turned round), or one in a row of tiles further from the rack's fullest row than a
+    tier (`TIER_STEP`). Judged only where most tiles agree on a way (else all False)."""
+    n = len(d)
+    off = np.zeros(n, bool)
+    if n < 3:
+        return off
+    # On the rack's plane (as `rows_of`): seen from the side its tiers slant and lean.
+    q = d.corners.astype(np.float64)
+    plane = TablePlane.from_tiles(q)
+    if plane.tilted:
+        q = plane.to_plane(q).reshape(-1, 4, 2)
+    up = (q[:, 0] + q[:, 1]) / 2 - (q[:, 3] + q[:, 2]) / 2
+    up = up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
+    axis = np.linalg.eigh(up.T @ up)[1][:, -1]  # up vectors as lines: turned tiles count
+    along = up @ axis
+    aligned = np.abs(along) >= COS_ON_RACK
+    if aligned.sum() < max(3, 0.5 * n):
+        return off
+    off |= ~aligned
+    # The rack's rows, along its way: depth down the rack, rows split at half a tile.
+    if (along[aligned] >= 0).sum() < (along[aligned] < 0).sum():
+        axis = -axis
+    centres, _r, _d, _w, heights = tile_frames(q)
+    depth = -(centres @ axis)  # up the rack is less deep
+    height = float(np.median(heights[aligned]))
+    idx = np.nonzero(aligned)[0]
+    idx = idx[np.argsort(depth[idx])]
+    rows, current = [], [idx[0]]
+    for i in idx[1:]:
+        if depth[i] - np.mean(depth[current]) > 0.5 * height:
+            rows.append(current)
+            current = []
+        current.append(i)
+    rows.append(current)
+    if len(rows) <= 1:
+        return off
+    level = [float(np.mean(depth[r])) for r in rows]
+    fullest = max(range(len(rows)), key=lambda k: len(rows[k]))
+    tiers = {fullest}
+    near = [k for k in range(len(rows))
+            if k != fullest and abs(level[k] - level[fullest]) <= TIER_STEP * height]
+    if near:
+        tiers.add(max(near, key=lambda k: len(rows[k])))
+    for k, row in enumerate(rows):
+        if k not in tiers:
+            off[row] = True
+    return off
 
 
 def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:
@@ -158,7 +245,7 @@ class StartDraw:
     warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        from vision.labels import split_code
+        from vision.recognition.labels import split_code
 
         drawn = []
         for name, code in zip(self.players, self.codes, strict=True):

@@ -9,7 +9,7 @@ say how small they are. Where their median long side in the input is under `SMAL
 the photo has more pixels than the input, the detector runs again on a longer input side,
 at most `MAX_LONG_SIDE` and never more than the photo's own, so that its tiles are
 about `TARGET` px long. The two readings are merged tile by tile
-(`vision.plane_view.merge_readings`).
+(`vision.recognition.plane_view.merge_readings`).
 
 Measured (`bench.eval_big_photos`): the real `valid/` photos k x k side by side in one photo,
 the tiles at 1/k of their share of the frame, found / read right without -> with the finer
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.geometry import _edges
+from vision.recognition.geometry import _edges
 
 # Under this median long side (px in the detector's input) a photo's tiles are read again
 # finer. The real photos' smallest median is 27 px (valid/ 32, train/ 27).

@@ -4,7 +4,7 @@ A phone held low over the table (a player photographing from their seat) sees th
 small and squashed and the near ones sheared into trapezoids. The detector, which finds
 upright rectangles of about one size best, then misses tiles, and its rectangles cut the
 corners of the ones it finds, so their crops read worse. The tiles the first reading keeps
-give the table plane (`vision.geometry.TablePlane`: the homography that makes every tile the same
+give the table plane (`vision.recognition.geometry.TablePlane`: the homography that makes every tile the same
 upright rectangle). The photo warped onto that plane shows the table as if from above,
 every tile the same size; the detector runs again on that view, and its boxes, mapped back,
 are the tiles' true outlines in the photo (trapezoids), which crop them upright.
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.detections import TileDetections
-from vision.fine_scale import TARGET
-from vision.geometry import MIN_TILES, TablePlane, _apply, _areas, _heights
+from vision.recognition.detections import TileDetections
+from vision.recognition.fine_scale import TARGET
+from vision.recognition.geometry import MIN_TILES, TablePlane, _apply, _areas, _heights
 
 # The view is made when the tiles' sizes say the far ones are this much smaller than the
 # near ones (the plane's `tilt`). From above, the real valid/ photos' tiles give 1.0-1.6.
@@ -52,14 +52,14 @@ class PlaneView:
 
     def detector_side(self, long_side: int, multiple: int = 32) -> int:
         """The detector input's long side for this view: its tiles (TILE_HEIGHT px) as
-        long there as the finer pass makes small tiles (`vision.fine_scale.TARGET`); a
+        long there as the finer pass makes small tiles (`vision.recognition.fine_scale.TARGET`); a
         large view (a table of many tiles) is then not shrunk to tiles too small to find."""
         side = max(self.image.shape[:2])
         return max(long_side, int(side * TARGET / TILE_HEIGHT) // multiple * multiple)
 
 
 def quick_tilt(quads: np.ndarray) -> float:
-    """The plane's `tilt` (`vision.geometry`) roughly: the largest over the smallest
+    """The plane's `tilt` (`vision.recognition.geometry`) roughly: the largest over the smallest
     cube root of a tile's area that a plain linear fit over the boxes' centres predicts
     (a perspective makes it linear); 1.0 when it cannot tell."""
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)

@@ -21,14 +21,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.sessions import (
+from vision.recognition.sessions import (
     DEFAULT_THREADS,
     ModelsMissing,
     ModelUnreadable,
     load_session,
     read_sidecar,
 )
-from vision.settings import MODELS_DIR
+from vision.recognition.settings import MODELS_DIR
 
 # A photo whose long side is within this share of a whole multiple (2, 3, 4, ...) of the
 # detector's input side is shrunk by that whole factor (1000 px -> 500, not 512): OpenCV's

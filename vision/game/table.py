@@ -1,6 +1,6 @@
 """The table a photo shows, judged: tiles -> sets -> referee verdicts, read with the rules.
 
-`judge_table(detections, rules)` groups the tiles into sets (`vision.layout`), reads each
+`judge_table(detections, rules)` groups the tiles into sets (`vision.game.layout`), reads each
 set with the referee, and uses the rules to settle what the camera was unsure of:
 
 - Where the best reading of a set breaks a rule that another plausible reading of one of
@@ -35,14 +35,14 @@ from functools import cache, lru_cache
 
 import numpy as np
 
-from vision.detections import TileDetections
-from vision.layout import Layout, group_lines
+from vision.game.layout import Layout, group_lines
+from vision.recognition.detections import TileDetections
 
 ALT_RATIO = 0.05  # an alternative reading is plausible at >= this share of the best one
 ALT_MIN = 0.01  # ... and at least this probability
 TOP_K = 3  # readings per tile considered
 # A tile turned against the rest of its set is read the set's way round when that reading
-# holds this share of the reading as drawn (as a rack's, `vision.rack.RACK_WAY_RATIO`)...
+# holds this share of the reading as drawn (as a rack's, `vision.game.rack.RACK_WAY_RATIO`)...
 SET_WAY_RATIO = 0.01
 SET_WAY_COS = np.cos(np.radians(25))  # ... and the set's tiles agree within 25 degrees
 RESOLVED_MIN = 0.1  # readings this probable count when deciding if the rules settled a tile

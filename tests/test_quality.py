@@ -1,0 +1,232 @@
+"""The quality gate: a photo too blurred, dark or overexposed to read is refused with words
+a player acts on, never judged; one fit to read is never refused.
+
+The real photos are the held-out `valid/` ones, blurred, darkened and overexposed as
+`bench.eval_quality` does (the gate's thresholds were set there)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from bench.eval_plane_view import count_tiles
+from bench.eval_quality import exposure, gaussian, motion
+from vision.game.tracker import TableTracker
+from vision.recognition import quality
+from vision.recognition.decode import PhotoError
+
+# Photos of tables of several sizes (20, 30 and 10 tiles) the sweep reads right as taken.
+PHOTOS = ("rummy-29", "rummy4-1", "rummy3-29")
+
+
+def test_the_edge_width_of_a_blurred_step_is_its_sigma():
+    # An ink edge blurred by a Gaussian of sigma s measures s crop pixels (a little more
+    # for small s: the pixels' own width), so the gate's threshold is a width in the
+    # classifier's own crop. A ring's edge runs every way, as a digit's does.
+    widths = []
+    for sigma in (1.0, 1.5, 2.0, 3.0):
+        crop = np.full((440, 320), 220, np.float32)
+        cv2.circle(crop, (160, 220), 110, 40, -1)
+        blurred = cv2.GaussianBlur(crop, (0, 0), sigma * 10)
+        small = cv2.resize(blurred, (32, 44), interpolation=cv2.INTER_AREA)
+        widths.append(quality.crop_edge_width(small[None])[0])
+    assert widths == sorted(widths)
+    assert widths[1:] == pytest.approx([1.5, 2.0, 3.0], rel=0.2)
+
+
+def test_ink_drawn_all_one_way_is_not_taken_for_blur():
+    crop = np.full((44, 32), 220, np.float32)
+    crop[:, 14:18] = 40  # a bare upright stroke: no slope up or down anywhere
+    assert quality.crop_edge_width(crop[None])[0] < quality.MAX_EDGE_WIDTH
+    blurred = cv2.GaussianBlur(crop, (0, 0), 2.0)
+    assert quality.crop_edge_width(blurred[None])[0] > quality.MAX_EDGE_WIDTH
+
+
+def test_a_shake_is_measured_along_its_own_direction():
+    crop = np.full((44, 32), 220, np.uint8)
+    cv2.putText(crop, "8", (6, 34), cv2.FONT_HERSHEY_SIMPLEX, 1.1, 30, 3)
+    crop = crop.astype(np.float32)
+    sharp = quality.crop_edge_width(crop[None])[0]
+    kernel = np.zeros((7, 7), np.float32)
+    kernel[3, :] = 1 / 7
+    shaken = quality.crop_edge_width(cv2.filter2D(crop, -1, kernel)[None])[0]
+    assert shaken > 1.5 * sharp
+
+
+def test_the_words_say_what_to_do():
+    error = quality.PhotoUnfit(["too blurred"])
+    assert isinstance(error, PhotoError)
+    assert str(error) == "too blurred: hold the phone still and take it again"
+    both = str(quality.PhotoUnfit(["too dark", "too blurred"]))
+    assert both.startswith("too dark: ") and "; too blurred: " in both
+
+
+def test_with_no_tile_found_the_photo_itself_is_judged_for_light():
+    black = np.full((600, 800, 3), 5, np.uint8)
+    white = np.full((600, 800, 3), 255, np.uint8)
+    grey = np.full((600, 800, 3), 120, np.uint8)
+    none = np.zeros((0, 4, 2), np.float32)
+    assert quality.measure(black, none).problems() == ["too dark"]
+    assert quality.measure(white, none).problems() == ["overexposed"]
+    assert quality.measure(grey, none).problems() == []
+
+
+# ----------------------------------------------------------------------------- real photos
+@pytest.fixture(scope="module")
+def valid(real_photos_dir):
+    from training.real_data import load_split
+
+    return {p.key: p for p in load_split("valid", real_photos_dir)}
+
+
+@pytest.fixture(scope="module")
+def reader():
+    from tests.server_helpers import reader
+
+    return reader()
+
+
+def _reading(reader, photo, image):
+    det = reader.read(image)
+    counts = count_tiles(det, [(t.code, t.polygon) for t in photo.tiles])
+    return counts, quality.check(image, det).problems()
+
+
+def test_no_clean_valid_photo_is_refused(reader, valid):
+    for key, photo in valid.items():
+        image = photo.read()
+        assert quality.check(image, reader.read(image)).problems() == [], key
+
+
+@pytest.mark.parametrize("key", PHOTOS)
+@pytest.mark.parametrize(("below", "past"), [
+    (gaussian(1.0), gaussian(4.0)),
+    (motion(5, 0), motion(19, 0)),
+    (motion(5, 90), motion(19, 90)),
+], ids=["gaussian", "motion-across", "motion-down"])
+def test_blur_is_read_right_below_the_gate_and_refused_past_it(reader, valid, key, below, past):
+    photo = valid[key]
+    image = photo.read()
+    clean, _ = _reading(reader, photo, image)
+    mild, mild_problems = _reading(reader, photo, below(image))
+    assert mild_problems == [] and mild == clean
+    _, problems = _reading(reader, photo, past(image))
+    assert problems == ["too blurred"]
+
+
+@pytest.mark.parametrize("key", PHOTOS)
+def test_dark_and_overexposed_photos_are_refused(reader, valid, key):
+    photo = valid[key]
+    image = photo.read()
+    clean, _ = _reading(reader, photo, image)
+    dim, dim_problems = _reading(reader, photo, exposure(0.3, noise=2.0)(image))
+    assert dim_problems == [] and dim == clean
+    assert _reading(reader, photo, exposure(0.1, noise=2.0)(image))[1] == ["too dark"]
+    assert _reading(reader, photo, exposure(2.5)(image))[1] == ["overexposed"]
+
+
+def test_a_refused_photo_of_a_big_file_is_measured_on_its_reduced_decode(reader, valid):
+    # A Photo (the command line's and the server's) is judged as its pixels are.
+    from vision.recognition.decode import Photo
+
+    image = gaussian(4.0)(valid["rummy4-1"].read())
+    big = cv2.resize(image, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)
+    ok, data = cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    photo = Photo.from_bytes(data.tobytes())
+    with pytest.raises(quality.PhotoUnfit, match="too blurred"):
+        quality.refuse_unfit(photo, reader.read(photo))
+
+
+# ----------------------------------------------------------------------------- the tracker
+def test_a_refused_frame_never_becomes_the_table(reader, valid):
+    image = valid["rummy-29"].read()
+    det = reader.read(image)
+    tracker = TableTracker(hold=2, window=4)
+    for _ in range(3):
+        update = tracker.push(det, t=0.0)
+    stable = update.stable
+    assert stable is not None and len(stable) == len(det)
+    blurred = reader.read(gaussian(4.0)(image))
+    unfit = quality.check(gaussian(4.0)(image), blurred).problems()
+    assert unfit == ["too blurred"]
+    for _ in range(5):
+        refused = tracker.push(blurred, t=1.0, unfit=unfit)
+        assert refused.refused == ["too blurred"] and not refused.changed
+        assert refused.stable.codes == stable.codes
+    assert tracker.refused == 5
+    assert tracker.push(det, t=2.0).stable.codes == stable.codes
+
+
+# ----------------------------------------------------------------------------- where it is wired
+def _sample_unfit(change) -> bytes:
+    from vision.recognition.settings import REPO_ROOT
+
+    image = cv2.imread(str(REPO_ROOT / "sample_images" / "table_runs_groups.jpg"))
+    ok, data = cv2.imencode(".jpg", change(image), [cv2.IMWRITE_JPEG_QUALITY, 95])
+    return data.tobytes()
+
+
+BLURRED = (gaussian(8.0), "too blurred: hold the phone still and take it again")
+DARK = (exposure(0.05, noise=2.0), "too dark: ")
+
+
+@pytest.mark.parametrize(("command", "unfit"), [("scan", BLURRED), ("score", DARK),
+                                                 ("turn", BLURRED)])
+def test_a_command_refuses_an_unfit_photo_in_one_line(tmp_path, command, unfit):
+    import subprocess
+
+    from vision.recognition.settings import REPO_ROOT
+
+    change, words = unfit
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(_sample_unfit(change))
+    good = REPO_ROOT / "sample_images" / "table_runs_groups.jpg"
+    args = {"scan": [path], "score": [path], "turn": [good, path]}[command]
+    run = subprocess.run([str(REPO_ROOT / ".venv" / "bin" / "rummikub"), command, *map(str, args)],
+                         capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and words in lines[0], run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_the_server_refuses_an_unfit_photo_with_422_and_the_words(client, app):
+    from tests.server_helpers import new_game, start_round, upload
+
+    game = new_game(client, app)
+    blurred = _sample_unfit(BLURRED[0])
+    rack = upload(client, game, "racks", blurred, data={"player": "Ben"})
+    assert rack.status_code == 422 and rack.json() == {"detail": BLURRED[1]}
+    start_round(client, game)
+    table = upload(client, game, "photo", _sample_unfit(DARK[0]))
+    assert table.status_code == 422 and table.json()["detail"].startswith(DARK[1])
+    # nothing was judged: there is no reading yet
+    reading = client.get(f"/api/games/{game['id']}/reading", headers={"X-Token": game["token"]})
+    assert reading.status_code == 404
+
+
+def test_a_blurred_live_frame_is_refused_and_counted_and_the_table_stays(client, app):
+    from tests.server_helpers import new_game, sample_bytes, start_round
+
+    game = new_game(client, app)
+    start_round(client, game)
+    url = f"/api/games/{game['id']}/live?token={game['token']}"
+    with client.websocket_connect(url) as ws:
+        assert ws.receive_json()["type"] == "game"
+        sharp = sample_bytes("table_runs_groups.jpg")
+        for _ in range(4):  # the tracker holds a table after a few still frames
+            ws.send_bytes(sharp)
+            while (message := ws.receive_json())["type"] != "reading":
+                assert message["type"] != "error", message
+        table = message["reading"]
+        assert table is not None
+        ws.send_bytes(_sample_unfit(BLURRED[0]))
+        while (message := ws.receive_json())["type"] not in ("reading", "refused"):
+            assert message["type"] != "error", message
+        assert message["type"] == "refused" and message["detail"] == BLURRED[1]
+        assert message["problems"] == ["too blurred"]
+        assert message["reading"]["reading_id"] == table["reading_id"]  # the table as it stood
+    stats = client.get(f"/api/games/{game['id']}/frames/stats",
+                       headers={"X-Token": game["token"]}).json()
+    assert stats["refused"] == 1 and stats["read"] == 4

@@ -1,0 +1,106 @@
+"""A rack photo's total counts the tiles standing on the rack only: tiles lying on the
+table beside or behind it are named and left out, in `read_rack`, `rummikub score` and
+the server's rack answer.
+
+The photo is the rendered rack sample with five tiles of another sample photo pasted
+onto the marble around it: four lying at angles beside and below the rack, one lying
+straight behind it (above its top tier)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from functools import lru_cache
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.recognition.settings import MODELS_DIR, REPO_ROOT
+
+SAMPLES = REPO_ROOT / "sample_images"
+HAVE_MODELS = all((MODELS_DIR / n).is_file() for n in ("detector.onnx", "classifier.onnx"))
+pytestmark = pytest.mark.skipif(not HAVE_MODELS, reason=f"no models in {MODELS_DIR}")
+
+RACK = ["K13", "B12", "B6", "O9", "B1", "K2", "K4", "R11", "K12", "R4", "O2", "O10", "K8", "O1"]
+# (tile of the scatter sample, centre on the rack photo, angle in degrees)
+LYING = [(0, (150, 560), 60), (1, (420, 600), 100), (2, (700, 560), -35), (3, (80, 300), 45),
+         (4, (620, 62), 0)]
+
+
+@lru_cache(maxsize=1)
+def rack_with_tiles_beside() -> tuple[np.ndarray, list[str]]:
+    """(the photo, the codes of the tiles lying off the rack)."""
+    photo = cv2.imread(str(SAMPLES / "rack_marble.jpg"))
+    source = cv2.imread(str(SAMPLES / "scatter_light_wood.jpg"))
+    tiles = json.loads((SAMPLES / "scatter_light_wood.json").read_text())["tiles"]
+    codes = []
+    for k, centre, angle in LYING:
+        a = np.radians(angle)
+        right, down = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+        c, w, h = np.array(centre, float), 72, 100
+        quad = np.float32([c - right * w / 2 - down * h / 2, c + right * w / 2 - down * h / 2,
+                           c + right * w / 2 + down * h / 2, c - right * w / 2 + down * h / 2])
+        m = cv2.getPerspectiveTransform(np.float32(tiles[k]["corners"]), quad)
+        warped = cv2.warpPerspective(source, m, (photo.shape[1], photo.shape[0]))
+        mask = np.zeros(photo.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 255)
+        photo[mask > 0] = warped[mask > 0]
+        codes.append(tiles[k]["code"])
+    return photo, codes
+
+
+def _penalty(codes):
+    from referee import Tile, rack_penalty
+
+    return rack_penalty([Tile.from_code(c) for c in codes])
+
+
+def test_tiles_lying_beside_and_behind_the_rack_are_named_not_counted():
+    from tests.server_helpers import reader
+    from vision.game.rack import read_rack
+
+    photo, lying = rack_with_tiles_beside()
+    det = reader().read(photo)
+    assert sorted(det.codes) == sorted(RACK + lying)  # every tile was found and read
+    rack = read_rack(det)
+    assert sorted(rack.codes) == sorted(RACK) and rack.total == _penalty(RACK)
+    assert sorted(det.codes[i] for i in rack.off_rack) == sorted(lying)
+    assert any(w.startswith("5 tiles lie off the rack: not counted") for w in rack.warnings)
+    # the rack as photographed alone: the same rack, nothing off it
+    alone = read_rack(reader().read(cv2.imread(str(SAMPLES / "rack_marble.jpg"))))
+    assert alone.off_rack == [] and alone.total == rack.total
+
+
+def test_score_counts_the_rack_and_names_the_tiles_beside_it(tmp_path):
+    photo, lying = rack_with_tiles_beside()
+    path = tmp_path / "rack.jpg"
+    cv2.imwrite(str(path), photo, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    script = REPO_ROOT / ".venv" / "bin" / "rummikub"
+    run = subprocess.run([str(script), "score", str(path), "--json"], capture_output=True,
+                         text=True, timeout=300, cwd=REPO_ROOT)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["total"] == _penalty(RACK)
+    in_rows = {i for row in out["rows"] for i in row}
+    assert len(out["off_rack"]) == len(lying) and not in_rows & set(out["off_rack"])
+    assert len(in_rows) == len(RACK)
+    assert any("off the rack: not counted" in w for w in out["warnings"])
+    text = subprocess.run([str(script), "score", str(path)], capture_output=True, text=True,
+                          timeout=300, cwd=REPO_ROOT).stdout
+    assert f": {len(RACK)} tiles, penalty {_penalty(RACK)}" in text
+    assert "warning: 5 tiles lie off the rack: not counted" in text
+
+
+def test_the_servers_rack_answer_leaves_the_tiles_beside_it_out(client, app):
+    from tests.server_helpers import new_game, upload
+
+    photo, lying = rack_with_tiles_beside()
+    game = new_game(client, app)
+    ok, data = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    answer = upload(client, game, "racks", data.tobytes(), data={"player": "Ben"})
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert sorted(body["tiles"]) == sorted(RACK) and body["total"] == _penalty(RACK)
+    assert sorted(body["off_rack"]) == sorted(lying)
+    assert any("off the rack: not counted" in w for w in body["warnings"])

@@ -1,0 +1,181 @@
+"""Is a photo fit to be read? Too blurred, too dark or overexposed photos are refused.
+
+Measured on the detected tiles' crops at the classifier's canonical size (32x44), so a
+measure means the same whether the tiles are big or small in the photo: what the
+classifier sees is what is judged. The thresholds were set where the readings of the real
+`valid/` photos first go wrong (`bench.eval_quality`, docs/decisions/quality-gate.md).
+
+- blur: the ink's edge width in crop pixels (inside the face, its outline left out):
+  (p95 - p5 of the crop's grey) over sqrt(2 pi) times its steepest slopes (p99) along one
+  direction. A step edge blurred by a Gaussian of sigma s has that width s (a little more
+  for small s: the pixels' own width). Taken along 4 directions and the widest kept,
+  since a shake smears the edges across its direction only and leaves the others sharp
+  (the steepest slopes of all directions together barely move with it). The median over
+  the tiles.
+- dark: the tiles' body brightness (the median grey of a crop; the face is most of it),
+  the median over the tiles; with no tile found, the photo's own median grey.
+- overexposed: the share of a crop's pixels at the top of the range, the median over the
+  tiles (a face burnt white loses its ink); with no tile found, the photo's share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.recognition.decode import PhotoError
+
+# Chosen in docs/decisions/quality-gate.md (bench.eval_quality on the real valid/ photos).
+MAX_EDGE_WIDTH = 1.3  # crop pixels; clean valid/ photos 0.81-1.16
+MIN_BODY_GREY = 36.0  # 0-255; clean valid/ photos 143-229
+MAX_BURNT_SHARE = 0.5  # of a crop's pixels at >= BURNT_GREY; clean valid/ photos 0.00
+BURNT_GREY = 250
+INSET = 0.12  # of a crop's sides left out of the blur measure: the tile's outline
+NO_EDGES = 0.125  # a direction whose slopes are below this share of the steepest's has none
+# With no tile found the whole photo is judged (no blur measure: without tiles there is no
+# scale to judge it at): darker than this median grey, or more than this share burnt white.
+MIN_PHOTO_GREY = 20.0  # clean valid/ photos 89-201
+MAX_PHOTO_BURNT = 0.5
+
+ADVICE = {
+    "too blurred": "hold the phone still and take it again",
+    "too dark": "turn on a light or move to a brighter spot and take it again",
+    "overexposed": "move out of the direct light or away from the flash and take it again",
+}
+
+
+@dataclass(frozen=True)
+class PhotoQuality:
+    """The measures of one photo (None where there were no tiles to measure on)."""
+
+    edge_width: float | None
+    body_grey: float | None
+    burnt_share: float | None
+    photo_grey: float
+    photo_burnt: float
+    tiles: int
+
+    def problems(self) -> list[str]:
+        """Every reason the photo cannot be read ("too blurred", "too dark",
+        "overexposed"); empty when it is fit."""
+        found = []
+        if self.edge_width is not None and self.edge_width > MAX_EDGE_WIDTH:
+            found.append("too blurred")
+        dark = (self.body_grey < MIN_BODY_GREY if self.body_grey is not None
+                else self.photo_grey < MIN_PHOTO_GREY)
+        if dark:
+            found.append("too dark")
+        burnt = (self.burnt_share > MAX_BURNT_SHARE if self.burnt_share is not None
+                 else self.photo_burnt > MAX_PHOTO_BURNT)
+        if burnt:
+            found.append("overexposed")
+        return found
+
+    def to_json(self) -> dict:
+        def r(v):
+            return None if v is None else round(float(v), 3)
+
+        return {"edge_width": r(self.edge_width), "body_grey": r(self.body_grey),
+                "burnt_share": r(self.burnt_share), "photo_grey": r(self.photo_grey),
+                "photo_burnt": r(self.photo_burnt), "tiles": self.tiles,
+                "problems": self.problems()}
+
+
+class PhotoUnfit(PhotoError):
+    """A photo too blurred, dark or overexposed to read: its words say what to do."""
+
+    def __init__(self, problems: list[str], quality: PhotoQuality | None = None) -> None:
+        self.problems = list(problems)
+        self.quality = quality
+        super().__init__(unfit_words(self.problems))
+
+
+def unfit_words(problems: list[str]) -> str:
+    """'too blurred: hold the phone still and take it again' (problems joined by '; ')."""
+    return "; ".join(f"{p}: {ADVICE[p]}" for p in problems)
+
+
+def crop_edge_width(grey: np.ndarray) -> np.ndarray:
+    """(N,) edge width in pixels of each (N, H, W) grey crop (its face inside the outline),
+    along the direction (of 4, 45 degrees apart) where its edges are widest."""
+    g = np.asarray(grey, np.float32)
+    if len(g) == 0:
+        return np.zeros(0, np.float32)
+    # The face's inside only: the tile's outline against the table (or a rack's black)
+    # is no ink, and its contrast would stand for the ink's.
+    h, w = g.shape[1:]
+    g = g[:, round(h * INSET):h - round(h * INSET), round(w * INSET):w - round(w * INSET)]
+    gy, gx = np.gradient(g, axis=(1, 2))
+    flat = g.reshape(len(g), -1)
+    span = np.percentile(flat, 95, axis=1) - np.percentile(flat, 5, axis=1)
+    steep = np.stack([
+        np.percentile(np.abs(np.cos(a) * gx + np.sin(a) * gy).reshape(len(g), -1), 99, axis=1)
+        for a in np.radians([0, 45, 90, 135])])
+    # A direction with (almost) no edges at all says nothing of blur: ink drawn all one way
+    # has no slope across it. A shake flattens its own direction's slopes to a fifth at the
+    # strongest blur measured, so only far flatter directions are left out.
+    counted = steep >= NO_EDGES * steep.max(axis=0)
+    slowest = np.where(counted, steep, np.inf).min(axis=0)
+    return span / (np.sqrt(2 * np.pi) * np.maximum(slowest, 1e-3))
+
+
+def measure(image_bgr: np.ndarray, corners: np.ndarray,
+            crop_size: tuple[int, int] | None = None) -> PhotoQuality:
+    """The quality measures of a BGR photo whose tiles lie at `corners` (N, 4, 2)."""
+    import cv2
+
+    from vision.recognition.rectify import rectify_tiles
+
+    small = _shrunk(image_bgr, 512)
+    grey_photo = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    photo_grey = float(np.median(grey_photo))
+    photo_burnt = float(np.mean(grey_photo >= BURNT_GREY))
+    corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+    if len(corners) == 0:
+        return PhotoQuality(None, None, None, photo_grey, photo_burnt, 0)
+    crops = rectify_tiles(image_bgr, corners, crop_size)
+    grey = np.stack([cv2.cvtColor(c, cv2.COLOR_BGR2GRAY) for c in crops])
+    flat = grey.reshape(len(grey), -1)
+    return PhotoQuality(
+        edge_width=float(np.median(crop_edge_width(grey))),
+        body_grey=float(np.median(np.median(flat, axis=1))),
+        burnt_share=float(np.median(np.mean(flat >= BURNT_GREY, axis=1))),
+        photo_grey=photo_grey, photo_burnt=photo_burnt, tiles=len(corners))
+
+
+def check(image_bgr, detections, crop_size: tuple[int, int] | None = None) -> PhotoQuality:
+    """`measure` for a photo (a BGR array or a `vision.recognition.decode.Photo`) and its
+    reading (`TileDetections`)."""
+    corners = np.asarray(detections.corners, np.float32).reshape(-1, 4, 2)
+    if not hasattr(image_bgr, "reduced"):
+        return measure(image_bgr, corners, crop_size)
+    # A big photo is measured on the decode its tiles were cropped from (whole-photo
+    # corners scaled to it), not decoded in full again.
+    from vision.recognition.pipeline import crop_reduction
+    from vision.recognition.rectify import crop_size as model_crop_size
+
+    factor = crop_reduction(corners, crop_size or model_crop_size())
+    image = image_bgr.reduced(factor)
+    scale = np.float32([image.shape[1] / image_bgr.width, image.shape[0] / image_bgr.height])
+    return measure(image, (corners + 0.5) * scale - 0.5, crop_size)
+
+
+def refuse_unfit(image_bgr, detections, crop_size: tuple[int, int] | None = None) -> PhotoQuality:
+    """The photo's quality; raises `PhotoUnfit` (a PhotoError) when it is unfit to read."""
+    quality = check(image_bgr, detections, crop_size)
+    problems = quality.problems()
+    if problems:
+        raise PhotoUnfit(problems, quality)
+    return quality
+
+
+def _shrunk(image: np.ndarray, long_side: int) -> np.ndarray:
+    import cv2
+
+    h, w = image.shape[:2]
+    scale = long_side / max(h, w)
+    if scale >= 1:
+        return image
+    return cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
+                      interpolation=cv2.INTER_AREA)
