@@ -197,7 +197,10 @@ def test_the_server_refuses_an_unfit_photo_with_422_and_the_words(client, app):
     game = new_game(client, app)
     blurred = _sample_unfit(BLURRED[0])
     rack = upload(client, game, "racks", blurred, data={"player": "Ben"})
-    assert rack.status_code == 422 and rack.json() == {"detail": BLURRED[1]}
+    assert rack.status_code == 422 and rack.json()["detail"] == BLURRED[1]
+    # beside the words, the id the page words in its language (app/server/messages.py)
+    assert rack.json()["message_id"]["params"]["problems"] == [{"id": "quality.too_blurred",
+                                                               "params": {}}]
     start_round(client, game)
     table = upload(client, game, "photo", _sample_unfit(DARK[0]))
     assert table.status_code == 422 and table.json()["detail"].startswith(DARK[1])
