@@ -19,7 +19,8 @@ from pathlib import Path
 import cv2
 import pytest
 
-from tests.page_helpers import LAN_NAME, SAMPLES, Server, api, chromium_path, launch, turn_photos
+from tests.page_helpers import LAN_NAME, Server, api, chromium_path, launch, turn_photos
+from tests.test_rack_photo import rack_with_tiles_beside
 
 STATIC = Path(__file__).resolve().parent.parent / "app" / "static"
 PHONE = {"width": 412, "height": 915}
@@ -154,9 +155,9 @@ def play_a_game(page, server, tmp_path, *, screens=None):
     expect(page.locator("#screen-roundend")).to_be_visible()
     page.select_option("#re-winner", "Ben")
     rack = page.locator(".rack[data-player=Ann]")
-    cut = tmp_path / "rack_cut.jpg"
-    cv2.imwrite(str(cut), cv2.imread(str(SAMPLES / "rack_marble.jpg"))[:, :932])
-    rack.locator(".rack-photo").set_input_files(str(cut))
+    beside = tmp_path / "rack_beside.jpg"  # five tiles lying beside and behind the rack
+    cv2.imwrite(str(beside), rack_with_tiles_beside()[0])
+    rack.locator(".rack-photo").set_input_files(str(beside))
     expect(rack.locator(".rack-warnings")).to_be_visible(timeout=30_000)
     seen("the rack photo")
     rack.locator(".rack-ok").check()
@@ -216,7 +217,7 @@ def test_a_whole_game_at_phone_size(server, browser, tmp_path):
             assert "not a legal" not in verdict.inner_text().lower()
         if step == "the rack photo":
             warnings = page.locator(".rack[data-player=Ann] .rack-warnings")
-            expect(warnings).to_contain_text("1 tile at the photo's edge")
+            expect(warnings).to_contain_text("5 tiles lie off the rack: not counted")
             # Each tile's reading is drawn on the rack photo.
             drawn = page.evaluate("() => window.__drawn.filter(d => d.css).length")
             assert drawn >= 10
