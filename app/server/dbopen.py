@@ -90,10 +90,9 @@ def open_engine(where: str | Path) -> tuple[Target, Engine]:
     place = target(where)
     if place.is_sqlite:
         check_sqlite_file(place.path)
+        _quick_check(place)
     engine = make_engine(place)
     try:
-        if place.is_sqlite:
-            _quick_check(engine, place)
         _migrate(engine, place)
     except DatabaseRefused:
         engine.dispose()
@@ -169,9 +168,23 @@ def check_sqlite_file(path: Path) -> None:
                               "give the server its own file with --db")
 
 
-def _quick_check(engine: Engine, place: Target) -> None:
-    with engine.connect() as connection:
-        rows = [r[0] for r in connection.exec_driver_sql("PRAGMA quick_check").fetchall()]
+def _quick_check(place: Target) -> None:
+    """SQLite's own check of every page (not of the rows' contents), on a read-only
+    connection: a damaged file is refused exactly as it was found."""
+    if not place.path.exists():
+        return
+    uri = place.path.resolve().as_uri() + "?mode=ro"
+    try:
+        db = sqlite3.connect(uri, uri=True, timeout=30)
+        try:
+            rows = [r[0] for r in db.execute("PRAGMA quick_check").fetchall()]
+        finally:
+            db.close()
+    except sqlite3.DatabaseError as error:
+        code = getattr(error, "sqlite_errorcode", None)
+        if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+            raise DatabaseRefused(_damaged(place, str(error))) from None
+        raise DatabaseRefused(f"cannot open the database {place.label}: {error}") from None
     if rows != ["ok"]:
         raise DatabaseRefused(_damaged(place, rows[0] if rows else "no answer"))
 
