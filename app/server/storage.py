@@ -42,6 +42,9 @@ __all__ = ["DatabaseRefused", "GameRow", "ReadingRow", "Storage", "StorageFull",
 SCHEMA_VERSION = 1  # release 0.1.0's number in `meta`; Alembic's revision is the schema now
 FULL_RETRY_S = 5.0  # a database server's disk is not ours to measure: retry after this
 SPACE_BACK = 256 * 1024  # bytes freed since a failed write before the next one is tried
+# Writes stop while less than this is free beside a SQLite file: room left for SQLite to
+# roll back and checkpoint, and a camera frame is refused before it is taken in.
+RESERVE = 1024 * 1024
 DISK_FULL_WORDS = ("the server's disk is full: this was not stored, and nothing else "
                    "changed; free space on the server and send it again")
 
@@ -92,9 +95,11 @@ class Storage:
     PostgreSQL URL. Raises `DatabaseRefused` (one line of words) for a database it must
     not serve from."""
 
-    def __init__(self, where: Path | str):
+    def __init__(self, where: Path | str, reserve: int = RESERVE):
         self.target, self.engine = open_engine(where)
+        self.reserve = reserve
         self.path = self.target.path  # None for PostgreSQL
+        self._folder = self.path.resolve().parent if self.path is not None else None
         # One writer at a time in this process: SQLite has one write lock per file anyway,
         # and a writer waiting here is not a writer failing with "database is locked".
         self._lock = threading.RLock()
@@ -132,7 +137,10 @@ class Storage:
 
     @property
     def full(self) -> bool:
-        """True while writes are refused for a full disk."""
+        """True while writes are refused for a full disk: less than `reserve` bytes free
+        beside a SQLite file, or a write failed for space and no space came back since."""
+        if self.target.is_sqlite and self.reserve and self._free_bytes() < self.reserve:
+            return True
         return self._full_since is not None and not self._space_back()
 
     def refuse_if_full(self) -> None:
@@ -148,7 +156,7 @@ class Storage:
         if not self.target.is_sqlite:
             return 0
         try:
-            return shutil.disk_usage(self.path.resolve().parent).free
+            return shutil.disk_usage(self._folder).free
         except OSError:
             return 0
 
