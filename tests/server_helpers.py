@@ -96,11 +96,18 @@ def sample_bytes(name: str) -> bytes:
     return (SAMPLES / name).read_bytes()
 
 
+# Where `make_app` keeps the games when not told: None is a SQLite file in the test's
+# folder; tests/conftest.py sets a PostgreSQL URL for the tests run on both databases.
+DATABASE: str | None = None
+
+
 def make_app(tmp_path: Path, **settings):
     from app.server import ServerSettings, create_app
 
     settings.setdefault("reader", reader())
     settings.setdefault("data_dir", tmp_path)
+    if DATABASE is not None:
+        settings.setdefault("db_path", DATABASE)
     settings.setdefault("static_dir", None)
     return create_app(ServerSettings(**settings))
 

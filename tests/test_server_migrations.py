@@ -63,3 +63,37 @@ def test_the_migrations_ship_in_the_package():
 @pytest.mark.parametrize("table", TABLES)
 def test_each_table_is_declared_once(table):
     assert table in metadata.tables
+
+
+def test_postgresql_gets_the_same_tables_and_refuses_what_is_not_its_own(postgres_url):
+    from sqlalchemy import inspect, text
+
+    from app.server.storage import DatabaseRefused
+
+    storage = Storage(postgres_url)
+    with storage.engine.connect() as db:
+        assert set(inspect(db).get_table_names()) == {*TABLES, "alembic_version"}
+        diff = compare_metadata(MigrationContext.configure(db), metadata)
+        # PostgreSQL makes every key column NOT NULL; SQLite (as 0.1.0 made it) does not.
+        keys = {("games", "id"), ("meta", "key"), ("photos", "id"), ("readings", "id")}
+        assert [d for d in diff if not (d[0][0] == "modify_nullable" and d[0][2:4] in keys
+                                        and d[0][5:] == (False, True))] == []
+        assert db.execute(text("SELECT value FROM meta")).scalars().all() == ["1"]
+    with storage.transaction() as db:
+        db.execute(text("UPDATE alembic_version SET version_num='0042'"))
+    storage.close()
+    with pytest.raises(DatabaseRefused, match="newer release.*0042"):
+        Storage(postgres_url)
+
+
+def test_a_postgresql_database_of_another_program_is_refused(postgres_url):
+    from sqlalchemy import create_engine
+
+    from app.server.storage import DatabaseRefused
+
+    engine = create_engine(postgres_url)
+    with engine.begin() as db:
+        db.exec_driver_sql("CREATE TABLE invoices (id serial PRIMARY KEY)")
+    engine.dispose()
+    with pytest.raises(DatabaseRefused, match="another program's database.*invoices"):
+        Storage(postgres_url)

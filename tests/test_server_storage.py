@@ -12,6 +12,14 @@ from app.server.storage import Storage
 from tests.db_helpers import copy_v010, raw_rows
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def where(request, tmp_path):
+    """A SQLite file, or a fresh database on the tests' PostgreSQL server."""
+    if request.param == "sqlite":
+        return tmp_path / "db.sqlite3"
+    return request.getfixturevalue("postgres_url")
+
+
 def test_the_database_runs_in_wal_mode_with_full_sync(tmp_path):
     storage = Storage(tmp_path / "db.sqlite3")
     assert storage.journal_mode == "wal"
@@ -20,8 +28,8 @@ def test_the_database_runs_in_wal_mode_with_full_sync(tmp_path):
         assert db.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
 
 
-def test_a_transaction_is_all_or_nothing(tmp_path):
-    storage = Storage(tmp_path / "db.sqlite3")
+def test_a_transaction_is_all_or_nothing(where):
+    storage = Storage(where)
     game = storage.create_game({"players": ["Ann", "Ben"]}, {"phase": "playing", "n": 0})
     with storage.transaction() as db:
         storage.add_turn(db, game.id, 1, 1, "Ann", {"legal": True}, None, None)
@@ -42,8 +50,8 @@ def test_a_committed_write_is_seen_by_another_connection_at_once(tmp_path):
     assert raw_rows(path, "SELECT game_id, number, player FROM turns") == [(game.id, 1, "Ann")]
 
 
-def test_everything_is_there_after_reopening(tmp_path):
-    path = tmp_path / "db.sqlite3"
+def test_everything_is_there_after_reopening(where):
+    path = where
     storage = Storage(path)
     token = storage.table_token()
     game = storage.create_game({"players": ["Ann", "Ben"]}, {"phase": "setup"})
@@ -64,8 +72,8 @@ def test_everything_is_there_after_reopening(tmp_path):
     assert again.photo(other.id, photo) is None and again.reading(other.id, reading) is None
 
 
-def test_reading_ids_are_never_reused(tmp_path):
-    storage = Storage(tmp_path / "db.sqlite3")
+def test_reading_ids_follow_one_another(where):
+    storage = Storage(where)
     game = storage.create_game({"players": ["Ann", "Ben"]}, {"phase": "setup"})
     first = storage.add_reading(game.id, {}, b"")
     second = storage.add_reading(game.id, {}, b"")
