@@ -65,7 +65,7 @@ def postgres_url(postgres_server):
     """A fresh, empty PostgreSQL database for one test."""
     url = postgres_server.new_database()
     yield url
-    postgres_server.drop_database(url)
+    postgres_server.drop_database(url, missing_ok=True)
 
 
 @pytest.fixture(autouse=True)

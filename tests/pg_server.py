@@ -70,10 +70,13 @@ class PostgresServer:
             db.exec_driver_sql(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
-    def drop_database(self, url: str) -> None:
-        name = url.split("/")[-1].split("?")[0]
+    def drop_database(self, url: str, missing_ok: bool = False) -> None:
+        from sqlalchemy import make_url
+
+        name = make_url(url).database
         with self._admin().connect() as db:
-            db.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            db.exec_driver_sql(f'DROP DATABASE {"IF EXISTS " if missing_ok else ""}"{name}"'
+                               " WITH (FORCE)")
 
     def stop(self) -> None:
         if self._engine is not None:

@@ -33,6 +33,7 @@ from pathlib import Path
 from sqlalchemy import Connection, func, insert, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
+from app.server import dbnotify
 from app.server.dbopen import DatabaseRefused, open_engine
 from app.server.dbtables import games, meta, photos, readings, rounds, turns
 
@@ -172,6 +173,40 @@ class Storage:
         # A journal write that found no space may come back as an I/O error instead.
         return (code is not None and code & 0xFF == sqlite3.SQLITE_IOERR
                 and self._free_bytes() < SPACE_BACK)
+
+    # -- several processes on one database ------------------------------------------------
+    def lock_game(self, db: Connection, game_id: str, *, wait: bool = True) -> GameRow | None:
+        """The game's row, read inside the caller's write transaction and held until it
+        ends: another process judging the same game waits (or, `wait=False`, gets None at
+        once: the other is on it, as a timed-out turn's tick wants). None also for no such
+        game. SQLite needs no row lock: a write transaction holds the whole file."""
+        query = select(games).where(games.c.id == game_id)
+        if not self.target.is_sqlite:
+            query = query.with_for_update(skip_locked=not wait)
+        row = db.execute(query).first()
+        return _game_row(row) if row else None
+
+    def notify(self, db: Connection, game_id: str) -> None:
+        """Inside a write's transaction: other server processes on this PostgreSQL
+        database hear `game_id` once it commits (`listen`)."""
+        dbnotify.notify(db, game_id)
+
+    def listen(self, on_game) -> dbnotify.Listener:
+        """Call `on_game(game_id)` (on a thread of its own) for each game another process
+        changed; `.close()` it at shutdown. On SQLite it never calls."""
+        conninfo = None
+        if not self.target.is_sqlite:
+            conninfo = self.target.url.set(drivername="postgresql").render_as_string(
+                hide_password=False)
+        return dbnotify.Listener(conninfo, on_game)
+
+    def reachable(self) -> bool:
+        """Whether the database answers now (for /api/health)."""
+        try:
+            with self.engine.connect() as db:
+                return db.execute(select(1)).scalar() == 1
+        except DBAPIError:
+            return False
 
     # -- the table token -------------------------------------------------------------------
     def table_token(self) -> str:
