@@ -4,6 +4,7 @@ database release 0.1.0 made (opened, stamped, every row back)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 from sqlalchemy.exc import IntegrityError
@@ -26,6 +27,23 @@ def test_the_database_runs_in_wal_mode_with_full_sync(tmp_path):
     with storage.transaction() as db:
         assert db.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
         assert db.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
+def test_a_write_transaction_holds_the_files_write_lock_from_its_start(tmp_path):
+    """BEGIN IMMEDIATE: a writer (in any process) waits for the lock before it reads, so
+    two never both read a game's state and then fail half-way through their writes."""
+    storage = Storage(tmp_path / "db.sqlite3")
+    other = sqlite3.connect(tmp_path / "db.sqlite3", timeout=0, isolation_level=None)
+    with storage.transaction():
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            other.execute("BEGIN IMMEDIATE")
+    other.execute("BEGIN IMMEDIATE")  # free once the transaction ended
+    other.execute("ROLLBACK")
+    with storage.engine.connect() as reader:  # a read takes no write lock
+        reader.exec_driver_sql("SELECT 1 FROM games").fetchall()
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("ROLLBACK")
+    other.close()
 
 
 def test_a_transaction_is_all_or_nothing(where):

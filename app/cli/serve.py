@@ -145,7 +145,10 @@ def run_serve(args: argparse.Namespace) -> int:
     except DatabaseRefused as error:
         raise _error(str(error)) from None
     except Exception as error:  # a full disk, a database server gone mid-way
-        raise _error(f"cannot open the database {settings.database}: {error}") from None
+        from app.server.dbopen import target
+
+        where = target(settings.database).label  # a URL's password is not printed
+        raise _error(f"cannot open the database {where}: {error}") from None
     try:
         settings.reader = _load(settings)
     except ModelsMissing as error:
