@@ -109,7 +109,7 @@ def test_a_read_only_folder_is_named_as_such(tmp_path):
         copy_v010(folder)
         remount_read_only(folder)
         _refused(folder, f"the folder {folder} is read-only")
-        _refused(folder / "new", f"cannot make the folder {folder / 'new'}: read-only")
+        _refused(folder / "new", f"cannot make the folder {folder / 'new'}: it is read-only")
 
 
 def test_a_read_only_file_is_named_as_such(tmp_path):
@@ -118,12 +118,24 @@ def test_a_read_only_file_is_named_as_such(tmp_path):
         _refused(tmp_path, f"the database file {db} is read-only")
 
 
+def test_a_full_disk_at_start_is_named_as_such(tmp_path):
+    from tests.test_server_disk_full import fill
+
+    with tmpfs(tmp_path / "full", "3m") as folder:
+        db = copy_v010(folder)
+        fill(folder / "filler")
+        _refused(folder, f"the disk of {folder} is full", "free space there")
+        (folder / "filler").unlink()
+        assert len(Storage(db).games()) == 2
+
+
 def test_a_folder_given_as_the_database_is_refused(tmp_path):
     _refused(tmp_path, "is a folder", db=tmp_path)
 
 
 def test_a_url_of_another_kind_of_database_is_refused(tmp_path):
-    _refused(tmp_path, "SQLite file or in PostgreSQL", db="mysql://u@localhost/games")
+    _refused(tmp_path, "SQLite file or in PostgreSQL", "not in mysql",
+             db="mysql://u@localhost/games")
 
 
 def test_a_good_release_0_1_0_file_still_starts(tmp_path):

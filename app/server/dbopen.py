@@ -12,6 +12,7 @@ release, a read-only folder or file. Then Alembic brings the schema up to date (
 from __future__ import annotations
 
 import errno
+import shutil
 import sqlite3
 import tempfile
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from app.server import dbtables
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 FIRST_REVISION = "0001"  # release 0.1.0's tables, made before Alembic
+START_SPACE = 256 * 1024  # free bytes SQLite needs beside the file to open it (-shm, -wal)
 PG_MIGRATION_LOCK = 2026_12_01  # advisory lock: two servers starting at once migrate once
 
 
@@ -72,7 +74,7 @@ def target(where: str | Path) -> Target:
         return Target(url, Path(url.database))
     if backend != "postgresql":
         raise DatabaseRefused(f"{raw}: the server stores games in a SQLite file or in "
-                              "PostgreSQL (postgresql+psycopg://...), not in {backend}")
+                              f"PostgreSQL (postgresql+psycopg://...), not in {backend}")
     if url.drivername == "postgresql":
         url = url.set(drivername="postgresql+psycopg")
     return Target(url, None)
@@ -141,7 +143,8 @@ def check_sqlite_file(path: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise DatabaseRefused(f"cannot make the folder {folder}: {_os_words(error)}") from None
+        raise DatabaseRefused(f"cannot make the folder {folder}: it is "
+                              f"{_os_words(error)}") from None
     try:  # SQLite writes its journal (-wal, -shm) beside the file
         with tempfile.TemporaryFile(dir=folder):
             pass
@@ -149,6 +152,11 @@ def check_sqlite_file(path: Path) -> None:
         raise DatabaseRefused(f"the folder {folder} is {_os_words(error)}: the database "
                               "needs to write there (its journal files sit beside it); "
                               "give a writable --data folder") from None
+    free = shutil.disk_usage(folder).free
+    if free < START_SPACE:
+        raise DatabaseRefused(f"the disk of {folder} is full ({free} bytes free): the "
+                              "database needs room for its journal even to be read; free "
+                              "space there, then start again")
     if not path.exists():
         return  # a new database
     try:
@@ -255,7 +263,7 @@ def _foreign(place: Target, names: set[str], extra: str | None) -> str:
 def _os_words(error: OSError) -> str:
     if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         return "read-only"
-    return error.strerror or str(error)
+    return f"not writable ({error.strerror or error})"
 
 
 def _dbapi_words(place: Target, error: DBAPIError) -> str:

@@ -212,6 +212,10 @@ class Storage:
     def table_token(self) -> str:
         """The token that lets a table create games: made once, kept across restarts."""
         query = select(meta.c.value).where(meta.c.key == "table_token")
+        with self.engine.connect() as db:  # read first: a server starts on a full disk
+            found = db.execute(query).scalar()
+        if found:
+            return found
         try:
             with self.transaction() as db:
                 found = db.execute(query).scalar()
