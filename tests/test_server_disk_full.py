@@ -129,3 +129,20 @@ def test_a_real_server_on_a_full_disk_answers_507_and_comes_back(tmp_path):
                     assert got.content == sent
         finally:
             server.stop()
+
+
+def test_a_storage_opened_on_a_nearly_full_disk_reads_and_refuses_writes(tmp_path):
+    with tmpfs(tmp_path / "disk", "3m") as disk:
+        storage = Storage(disk / "db.sqlite3")
+        token = storage.table_token()
+        game = storage.create_game({"players": ["Ann", "Ben"]}, {"phase": "setup"})
+        storage.close()
+        filled = fill(disk / "filler")
+        os.truncate(disk / "filler", filled - 512 * 1024)  # 512 KiB free: under the reserve
+        again = Storage(disk / "db.sqlite3")
+        assert again.table_token() == token and again.game(game.id).id == game.id
+        assert again.full
+        with pytest.raises(StorageFull):
+            again.save_state(game.id, {"phase": "playing"})
+        assert again.game(game.id).state == {"phase": "setup"}
+        again.close()
