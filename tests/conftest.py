@@ -72,11 +72,11 @@ def postgres_url(postgres_server):
 def server_db(request):
     """The database `make_app` serves from: None (a SQLite file in the test's folder), or
     a PostgreSQL URL where `pytest_generate_tests` asked for both."""
-    from tests import server_helpers
-
     if getattr(request, "param", "sqlite") == "sqlite":
         yield None
         return
+    from tests import server_helpers
+
     url = request.getfixturevalue("postgres_url")
     server_helpers.DATABASE = url
     try:
