@@ -28,3 +28,58 @@ def client(app):
 
     with TestClient(app) as c:
         yield c
+
+
+# ------------------------------------------------------------------- PostgreSQL and SQLite
+# The game server's API tests run on both databases: a test of a tests/test_server_*.py
+# module that uses the `app` fixture runs once on a SQLite file and once on a real
+# PostgreSQL server (tests/pg_server.py). Not doubled: the real-process, browser, start
+# check and disk tests, which are about the SQLite file or the process.
+SINGLE_DATABASE = {"test_server_process", "test_server_db_checks", "test_server_disk_full",
+                   "test_server_migrations", "test_server_storage"}
+
+
+def pytest_generate_tests(metafunc):
+    module = metafunc.module.__name__.rsplit(".", 1)[-1]
+    if (module.startswith("test_server_") and module not in SINGLE_DATABASE
+            and "app" in metafunc.fixturenames):
+        metafunc.parametrize("server_db", ["sqlite", "postgresql"], indirect=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A PostgreSQL server for the session; the tests using it skip where none is installed
+    (`apt-get install postgresql`)."""
+    from tests.pg_server import PostgresServer, pg_bin
+
+    found = pg_bin()
+    if found is None:
+        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
+    server = PostgresServer(found).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    """A fresh, empty PostgreSQL database for one test."""
+    url = postgres_server.new_database()
+    yield url
+    postgres_server.drop_database(url, missing_ok=True)
+
+
+@pytest.fixture(autouse=True)
+def server_db(request):
+    """The database `make_app` serves from: None (a SQLite file in the test's folder), or
+    a PostgreSQL URL where `pytest_generate_tests` asked for both."""
+    if getattr(request, "param", "sqlite") == "sqlite":
+        yield None
+        return
+    from tests import server_helpers
+
+    url = request.getfixturevalue("postgres_url")
+    server_helpers.DATABASE = url
+    try:
+        yield url
+    finally:
+        server_helpers.DATABASE = None

@@ -96,11 +96,18 @@ def sample_bytes(name: str) -> bytes:
     return (SAMPLES / name).read_bytes()
 
 
+# Where `make_app` keeps the games when not told: None is a SQLite file in the test's
+# folder; tests/conftest.py sets a PostgreSQL URL for the tests run on both databases.
+DATABASE: str | None = None
+
+
 def make_app(tmp_path: Path, **settings):
     from app.server import ServerSettings, create_app
 
     settings.setdefault("reader", reader())
     settings.setdefault("data_dir", tmp_path)
+    if DATABASE is not None:
+        settings.setdefault("db_path", DATABASE)
     settings.setdefault("static_dir", None)
     return create_app(ServerSettings(**settings))
 
@@ -135,8 +142,10 @@ def free_port() -> int:
 class ServerProcess:
     """`rummikub serve` in a child process on 127.0.0.1 and a free port."""
 
-    def __init__(self, data_dir: Path, port: int | None = None, https: bool = False):
+    def __init__(self, data_dir: Path, port: int | None = None, https: bool = False,
+                 db: str | None = None):
         self.data_dir = Path(data_dir)
+        self.db = db  # --db: a PostgreSQL URL; default the SQLite file in data_dir
         self.port = port or free_port()
         self.https = https
         self.base = f"{'https' if https else 'http'}://127.0.0.1:{self.port}"
@@ -148,7 +157,7 @@ class ServerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port",
              str(self.port), "--data", str(self.data_dir), "--no-qr"]
-            + (["--https"] if self.https else []),
+            + (["--https"] if self.https else []) + (["--db", self.db] if self.db else []),
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         import httpx
 
@@ -168,7 +177,7 @@ class ServerProcess:
             raise RuntimeError("server did not start in time")
         from app.server.storage import Storage
 
-        storage = Storage(self.data_dir / "rummikub.sqlite3")
+        storage = Storage(self.db or self.data_dir / "rummikub.sqlite3")
         self.table_token = storage.table_token()
         storage.close()
         return self

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sqlite3
 import subprocess
 import threading
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import create_engine
 
 from tests.server_helpers import (
     GROUP_9S,
@@ -436,11 +436,14 @@ def test_an_acknowledged_turn_is_already_committed_to_the_database(client, app, 
     play_photo(client, game, FIRST_MELD)
     verdict = end_turn(client, game)
     # Another connection (another process could do the same) sees the turn at once.
-    other = sqlite3.connect(str(tmp_path / "rummikub.sqlite3"))
-    rows = other.execute("SELECT number, player FROM turns WHERE game_id=?",
-                         (game["id"],)).fetchall()
-    assert rows == [(verdict["turn"], "Ann")]
-    assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    other = create_engine(app.state.storage.target.url)
+    with other.connect() as db:
+        rows = db.exec_driver_sql("SELECT number, player FROM turns WHERE game_id="
+                                  f"'{game['id']}'").fetchall()
+        if app.state.storage.target.is_sqlite:
+            assert db.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    other.dispose()
+    assert [tuple(r) for r in rows] == [(verdict["turn"], "Ann")]
 
 
 def test_parallel_turn_ends_judge_each_turn_once(client, app):

@@ -30,8 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--data", type=Path, default=Path("data"), metavar="DIR",
                         help="data folder: database, certificate (default ./data)")
-    parser.add_argument("--db", type=Path, default=None, metavar="PATH",
-                        help="SQLite database file (default DIR/rummikub.sqlite3)")
+    parser.add_argument("--db", default=None, metavar="PATH|URL",
+                        help="SQLite database file (default DIR/rummikub.sqlite3), or a "
+                        "PostgreSQL database: postgresql+psycopg://user@host/dbname")
     parser.add_argument("--https", action="store_true",
                         help="serve HTTPS with a self-signed certificate (made once in "
                         "DIR/tls/), so phones may open the live camera")
@@ -127,7 +128,7 @@ def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.server import ServerSettings, create_app
-    from app.server.storage import Storage
+    from app.server.storage import DatabaseRefused, Storage
     from vision.recognition.pipeline import ModelsMissing
 
     if not 0 < args.port < 65536:
@@ -136,16 +137,22 @@ def run_serve(args: argparse.Namespace) -> int:
         raise _error(f"--frame-workers {args.frame_workers}: 1 to 64 threads")
     settings = ServerSettings(data_dir=args.data, db_path=args.db, models_dir=args.models,
                               profile=args.profile, frame_workers=args.frame_workers)
+    # The database first: a bad one is refused in a line before the models take seconds.
+    try:
+        storage = Storage(settings.database)
+        token, label = storage.table_token(), storage.target.label
+        storage.close()
+    except DatabaseRefused as error:
+        raise _error(str(error)) from None
+    except Exception as error:  # a full disk, a database server gone mid-way
+        from app.server.dbopen import target
+
+        where = target(settings.database).label  # a URL's password is not printed
+        raise _error(f"cannot open the database {where}: {error}") from None
     try:
         settings.reader = _load(settings)
     except ModelsMissing as error:
         raise _error(str(error)) from None
-    try:
-        storage = Storage(settings.database)
-        token = storage.table_token()
-        storage.close()
-    except Exception as error:  # sqlite3.Error, OSError: a bad --db path
-        raise _error(f"cannot open the database {settings.database}: {error}") from None
     _check_port(args.host, args.port)
 
     local_only = args.host in ("127.0.0.1", "localhost", "::1")
@@ -158,7 +165,7 @@ def run_serve(args: argparse.Namespace) -> int:
         ssl = {"ssl_certfile": str(cert), "ssl_keyfile": str(key)}
         scheme = "https"
     url = f"{scheme}://{address}:{args.port}/?t={token}"
-    print(f"Rummikub referee server, database {settings.database}")
+    print(f"Rummikub referee server, database {label}")
     print(f"Open on a phone at the table (keep this link private: it lets anyone create "
           f"games):\n  {url}")
     if not args.no_qr:

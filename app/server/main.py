@@ -24,7 +24,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.server.games import GameError, GameService
-from app.server.storage import Storage
+from app.server.storage import Storage, StorageFull
 from vision.recognition.decode import MAX_BYTES
 
 log = logging.getLogger("rummikub.server")
@@ -46,7 +46,9 @@ PHOTO_SLOTS = 2  # uploaded photos decoded and read at the same time
 @dataclass
 class ServerSettings:
     data_dir: Path = DEFAULT_DATA_DIR
-    db_path: Path | None = None  # default: data_dir / rummikub.sqlite3
+    # A SQLite file, or a database URL (postgresql+psycopg://user@host/db); default:
+    # data_dir / rummikub.sqlite3
+    db_path: Path | str | None = None
     models_dir: Path | None = None
     profile: Path | None = None  # a calibration profile for the table's camera
     upload_limit: int = UPLOAD_LIMIT
@@ -62,8 +64,10 @@ class ServerSettings:
     clock: Callable[[], float] = time.time  # the wall clock: turn timers survive restarts
 
     @property
-    def database(self) -> Path:
-        return Path(self.db_path) if self.db_path is not None else Path(self.data_dir) / DB_NAME
+    def database(self) -> Path | str:
+        if self.db_path is None:
+            return Path(self.data_dir) / DB_NAME
+        return self.db_path if "://" in str(self.db_path) else Path(self.db_path)
 
 
 def version() -> str:
@@ -230,7 +234,8 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
                 await asyncio.sleep(settings.tick_s)
                 try:
                     hub.sweep()
-                    await run_in_threadpool(service.check_all_timeouts)
+                    if not storage.full:  # a timed-out turn waits for space to be judged
+                        await run_in_threadpool(service.check_all_timeouts)
                 except Exception:  # the tick must outlive any one bad game
                     log.exception("timeout tick failed")
 
@@ -264,6 +269,11 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         if getattr(error, "message_id", None):
             body["message_id"] = error.message_id
         return JSONResponse(body, status_code=error.status)
+
+    @app.exception_handler(StorageFull)
+    async def storage_full(request: Request, error: StorageFull):
+        log.warning("disk full: %s %s refused", request.method, request.url.path)
+        return JSONResponse({"detail": str(error)}, status_code=error.status)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError):

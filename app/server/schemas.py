@@ -82,9 +82,14 @@ class Problem(Out):
 
 
 class Health(Out):
-    ok: bool
+    ok: bool  # the models are loaded and the database answers
     models: bool
     version: str
+    process: str = Field(description="this server process: host:pid (several may share "
+                         "one PostgreSQL database)")
+    database: str = Field(description="sqlite or postgresql")
+    database_ok: bool = Field(description="whether the database answered just now")
+    detail: str | None = None
 
 
 class Edition(Out):

@@ -1,20 +1,27 @@
 """The one module that talks SQL: games, rounds, turns, readings, photos, the table token.
 
-The standard `sqlite3` module in WAL mode with `synchronous=FULL`: every write the game
-flow makes is one transaction committed before the route answers, so a server killed at
-any moment (kill -9, power cut) keeps every acknowledged turn and score. A tournament hall
-could plug a server database in behind the same methods.
+SQLAlchemy Core on the tables of `dbtables.py`, in a SQLite file (the embedded default:
+WAL, `synchronous=FULL`) or in PostgreSQL (a hall's server, `--db postgresql+psycopg://`).
+Every write the game flow makes is one transaction committed before the route answers, so
+a server killed at any moment (kill -9, power cut) keeps every acknowledged turn and score.
+`dbopen.open_engine` checks the database and migrates it before the first request.
 
 The game flow stores a game as two JSON documents (its `config`, fixed at creation, and
 its `state`: the round, the running turn, the timer's events, corrections) plus rows per
 turn, round, reading and photo. Readings keep the tiles' arrays (npz bytes) so a turn can
 be judged again after a restart.
+
+A full disk refuses every write (`StorageFull`, answered 507) until space is freed: once a
+write failed for space, a smaller one (a turn's row) that might still fit is refused too,
+so no turn is judged on a table photo that could not be kept.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import secrets
+import shutil
 import sqlite3
 import threading
 import time
@@ -23,57 +30,33 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS games (
-    id TEXT PRIMARY KEY,
-    token TEXT NOT NULL,
-    watch_token TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL,
-    phase TEXT NOT NULL DEFAULT 'setup',
-    config TEXT NOT NULL,
-    state TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS photos (
-    id TEXT PRIMARY KEY,
-    game_id TEXT NOT NULL REFERENCES games(id),
-    created_at REAL NOT NULL,
-    kind TEXT NOT NULL,
-    content_type TEXT NOT NULL,
-    data BLOB NOT NULL
-);
-CREATE TABLE IF NOT EXISTS readings (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    game_id TEXT NOT NULL REFERENCES games(id),
-    created_at REAL NOT NULL,
-    photo_id TEXT,
-    reading TEXT NOT NULL,
-    detections BLOB NOT NULL
-);
-CREATE TABLE IF NOT EXISTS turns (
-    game_id TEXT NOT NULL REFERENCES games(id),
-    number INTEGER NOT NULL,
-    round INTEGER NOT NULL,
-    player TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    before_reading INTEGER,
-    after_reading INTEGER,
-    verdict TEXT NOT NULL,
-    PRIMARY KEY (game_id, number)
-);
-CREATE TABLE IF NOT EXISTS rounds (
-    game_id TEXT NOT NULL REFERENCES games(id),
-    number INTEGER NOT NULL,
-    created_at REAL NOT NULL,
-    result TEXT NOT NULL,
-    PRIMARY KEY (game_id, number)
-);
-CREATE INDEX IF NOT EXISTS readings_game ON readings(game_id);
-CREATE INDEX IF NOT EXISTS photos_game ON photos(game_id);
-"""
+from app.server import dbnotify
+from app.server.dbopen import DatabaseRefused, open_engine
+from app.server.dbtables import games, meta, photos, readings, rounds, turns
+
+__all__ = ["DatabaseRefused", "GameRow", "ReadingRow", "Storage", "StorageFull", "new_id",
+           "new_token"]
+
+SCHEMA_VERSION = 1  # release 0.1.0's number in `meta`; Alembic's revision is the schema now
+FULL_RETRY_S = 5.0  # a database server's disk is not ours to measure: retry after this
+SPACE_BACK = 256 * 1024  # bytes freed since a failed write before the next one is tried
+# Writes stop while less than this is free beside a SQLite file: room left for SQLite to
+# roll back and checkpoint, and a camera frame is refused before it is taken in.
+RESERVE = 1024 * 1024
+DISK_FULL_WORDS = ("the server's disk is full: this was not stored, and nothing else "
+                   "changed; free space on the server and send it again")
+
+
+class StorageFull(Exception):
+    """A write refused because the database's disk is full (nothing of it was stored)."""
+
+    status = 507
+
+    def __init__(self, message: str = DISK_FULL_WORDS):
+        super().__init__(message)
 
 
 @dataclass
@@ -109,178 +92,260 @@ def new_id() -> str:
 
 
 class Storage:
-    """A SQLite file shared by the server's threads (one connection, one lock)."""
+    """The game database, shared by the server's threads: a SQLite file path or a
+    PostgreSQL URL. Raises `DatabaseRefused` (one line of words) for a database it must
+    not serve from."""
 
-    def __init__(self, path: Path | str):
-        self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, where: Path | str, reserve: int = RESERVE):
+        self.target, self.engine = open_engine(where)
+        self.reserve = reserve
+        self.path = self.target.path  # None for PostgreSQL
+        self._folder = self.path.resolve().parent if self.path is not None else None
+        # One writer at a time in this process: SQLite has one write lock per file anyway,
+        # and a writer waiting here is not a writer failing with "database is locked".
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None,
-                                   timeout=30)
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        # FULL: a commit is on disk when it returns, so an acknowledged turn survives a
-        # power cut too, not only a killed process.
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(_SCHEMA)
-        with self.transaction() as db:
-            db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
-                       (str(SCHEMA_VERSION),))
+        self._full_since: float | None = None  # when a write last failed for space
+        self._free_at_full = 0
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self.engine.dispose()
 
     @property
     def journal_mode(self) -> str:
-        with self._lock:
-            return self._db.execute("PRAGMA journal_mode").fetchone()[0]
+        if not self.target.is_sqlite:
+            return "postgresql"
+        with self.engine.connect() as db:
+            return db.exec_driver_sql("PRAGMA journal_mode").scalar()
 
+    # -- transactions and a full disk ------------------------------------------------------
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[Connection]:
         """All writes inside are committed together when the block ends, or none are."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            self.refuse_if_full()
             try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+                with self.engine.connect() as db:
+                    db.execution_options(write=True)
+                    with db.begin():
+                        yield db
+            except DBAPIError as error:
+                if not self._is_disk_full(error):
+                    raise
+                self._full_since = time.monotonic()
+                self._free_at_full = self._free_bytes()
+                raise StorageFull() from error
+            self._full_since = None
+
+    @property
+    def full(self) -> bool:
+        """True while writes are refused for a full disk: less than `reserve` bytes free
+        beside a SQLite file, or a write failed for space and no space came back since."""
+        if self.target.is_sqlite and self.reserve and self._free_bytes() < self.reserve:
+            return True
+        return self._full_since is not None and not self._space_back()
+
+    def refuse_if_full(self) -> None:
+        if self.full:
+            raise StorageFull()
+
+    def _space_back(self) -> bool:
+        if self.target.is_sqlite:
+            return self._free_bytes() >= self._free_at_full + SPACE_BACK
+        return time.monotonic() - self._full_since >= FULL_RETRY_S
+
+    def _free_bytes(self) -> int:
+        if not self.target.is_sqlite:
+            return 0
+        try:
+            return shutil.disk_usage(self._folder).free
+        except OSError:
+            return 0
+
+    def _is_disk_full(self, error: DBAPIError) -> bool:
+        orig = error.orig
+        if getattr(orig, "sqlstate", None) in ("53100", "53200"):  # PostgreSQL: disk, memory
+            return True
+        if isinstance(orig, OSError) and orig.errno == errno.ENOSPC:
+            return True
+        code = getattr(orig, "sqlite_errorcode", None)
+        if code == sqlite3.SQLITE_FULL:
+            return True
+        # A journal write that found no space may come back as an I/O error instead.
+        return (code is not None and code & 0xFF == sqlite3.SQLITE_IOERR
+                and self._free_bytes() < SPACE_BACK)
+
+    # -- several processes on one database ------------------------------------------------
+    def lock_game(self, db: Connection, game_id: str, *, wait: bool = True) -> GameRow | None:
+        """The game's row, read inside the caller's write transaction and held until it
+        ends: another process judging the same game waits (or, `wait=False`, gets None at
+        once: the other is on it, as a timed-out turn's tick wants). None also for no such
+        game. SQLite needs no row lock: a write transaction holds the whole file."""
+        query = select(games).where(games.c.id == game_id)
+        if not self.target.is_sqlite:
+            query = query.with_for_update(skip_locked=not wait)
+        row = db.execute(query).first()
+        return _game_row(row) if row else None
+
+    def notify(self, db: Connection, game_id: str) -> None:
+        """Inside a write's transaction: other server processes on this PostgreSQL
+        database hear `game_id` once it commits (`listen`)."""
+        dbnotify.notify(db, game_id)
+
+    def listen(self, on_game) -> dbnotify.Listener:
+        """Call `on_game(game_id)` (on a thread of its own) for each game another process
+        changed; `.close()` it at shutdown. On SQLite it never calls."""
+        conninfo = None
+        if not self.target.is_sqlite:
+            conninfo = self.target.url.set(drivername="postgresql").render_as_string(
+                hide_password=False)
+        return dbnotify.Listener(conninfo, on_game)
+
+    def reachable(self) -> bool:
+        """Whether the database answers now (for /api/health)."""
+        try:
+            with self.engine.connect() as db:
+                return db.execute(select(1)).scalar() == 1
+        except DBAPIError:
+            return False
 
     # -- the table token -------------------------------------------------------------------
     def table_token(self) -> str:
         """The token that lets a table create games: made once, kept across restarts."""
-        with self.transaction() as db:
-            row = db.execute("SELECT value FROM meta WHERE key='table_token'").fetchone()
-            if row:
-                return row[0]
-            token = new_token()
-            db.execute("INSERT INTO meta(key, value) VALUES ('table_token', ?)", (token,))
-            return token
+        query = select(meta.c.value).where(meta.c.key == "table_token")
+        with self.engine.connect() as db:  # read first: a server starts on a full disk
+            found = db.execute(query).scalar()
+        if found:
+            return found
+        try:
+            with self.transaction() as db:
+                found = db.execute(query).scalar()
+                if found:
+                    return found
+                token = new_token()
+                db.execute(insert(meta).values(key="table_token", value=token))
+                return token
+        except IntegrityError:  # another server process made it at the same moment
+            with self.engine.connect() as db:
+                return db.execute(query).scalar_one()
 
     # -- games -----------------------------------------------------------------------------
     def create_game(self, config: dict, state: dict) -> GameRow:
         now = time.time()
         row = GameRow(new_id(), new_token(), new_token(), now, now, config, state)
         with self.transaction() as db:
-            db.execute(
-                "INSERT INTO games(id, token, watch_token, created_at, updated_at, config, state)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (row.id, row.token, row.watch_token, now, now, json.dumps(config),
-                 json.dumps(state)),
-            )
+            db.execute(insert(games).values(
+                id=row.id, token=row.token, watch_token=row.watch_token, created_at=now,
+                updated_at=now, config=json.dumps(config), state=json.dumps(state)))
         return row
 
     def game(self, game_id: str) -> GameRow | None:
-        with self._lock:
-            row = self._db.execute("SELECT * FROM games WHERE id=?", (game_id,)).fetchone()
+        with self.engine.connect() as db:
+            row = db.execute(select(games).where(games.c.id == game_id)).first()
         return _game_row(row) if row else None
 
     def games(self) -> list[GameRow]:
-        with self._lock:
-            rows = self._db.execute("SELECT * FROM games ORDER BY created_at").fetchall()
+        with self.engine.connect() as db:
+            rows = db.execute(select(games).order_by(games.c.created_at)).fetchall()
         return [_game_row(r) for r in rows]
 
     def game_ids(self, phase: str) -> list[str]:
         """The games in one phase ("playing": those whose turn timers run)."""
-        with self._lock:
-            rows = self._db.execute("SELECT id FROM games WHERE phase=?", (phase,)).fetchall()
-        return [r[0] for r in rows]
+        with self.engine.connect() as db:
+            return list(db.execute(select(games.c.id).where(games.c.phase == phase)).scalars())
 
-    def save_state(self, game_id: str, state: dict, db: sqlite3.Connection | None = None) -> None:
+    def save_state(self, game_id: str, state: dict, db: Connection | None = None) -> None:
         """Replace a game's state (inside the caller's transaction when `db` is given)."""
-        args = (json.dumps(state), state.get("phase", "setup"), time.time(), game_id)
-        sql = "UPDATE games SET state=?, phase=?, updated_at=? WHERE id=?"
+        statement = update(games).where(games.c.id == game_id).values(
+            state=json.dumps(state), phase=state.get("phase", "setup"), updated_at=time.time())
         if db is not None:
-            db.execute(sql, args)
+            db.execute(statement)
             return
         with self.transaction() as tx:
-            tx.execute(sql, args)
+            tx.execute(statement)
 
     # -- photos ----------------------------------------------------------------------------
     def add_photo(self, game_id: str, data: bytes, kind: str, content_type: str = "image/jpeg",
-                  db: sqlite3.Connection | None = None) -> str:
+                  db: Connection | None = None) -> str:
         photo_id = new_id()
-        args = (photo_id, game_id, time.time(), kind, content_type, sqlite3.Binary(data))
-        sql = ("INSERT INTO photos(id, game_id, created_at, kind, content_type, data)"
-               " VALUES (?, ?, ?, ?, ?, ?)")
+        statement = insert(photos).values(id=photo_id, game_id=game_id, created_at=time.time(),
+                                          kind=kind, content_type=content_type,
+                                          data=bytes(data))
         if db is not None:
-            db.execute(sql, args)
+            db.execute(statement)
         else:
             with self.transaction() as tx:
-                tx.execute(sql, args)
+                tx.execute(statement)
         return photo_id
 
     def photo(self, game_id: str, photo_id: str) -> tuple[bytes, str] | None:
-        with self._lock:
-            row = self._db.execute("SELECT data, content_type FROM photos WHERE id=? AND "
-                                   "game_id=?", (photo_id, game_id)).fetchone()
-        return (bytes(row["data"]), row["content_type"]) if row else None
+        query = select(photos.c.data, photos.c.content_type).where(
+            photos.c.id == photo_id, photos.c.game_id == game_id)
+        with self.engine.connect() as db:
+            row = db.execute(query).first()
+        return (bytes(row.data), row.content_type) if row else None
 
     def photo_count(self, game_id: str) -> int:
-        with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM photos WHERE game_id=?",
-                                    (game_id,)).fetchone()[0]
+        query = select(func.count()).select_from(photos).where(photos.c.game_id == game_id)
+        with self.engine.connect() as db:
+            return int(db.execute(query).scalar_one())
 
     # -- readings --------------------------------------------------------------------------
     def add_reading(self, game_id: str, reading: dict, detections: bytes,
-                    photo_id: str | None = None, db: sqlite3.Connection | None = None) -> int:
-        sql = ("INSERT INTO readings(game_id, created_at, photo_id, reading, detections)"
-               " VALUES (?, ?, ?, ?, ?)")
-        args = (game_id, time.time(), photo_id, json.dumps(reading), sqlite3.Binary(detections))
+                    photo_id: str | None = None, db: Connection | None = None) -> int:
+        statement = insert(readings).values(
+            game_id=game_id, created_at=time.time(), photo_id=photo_id,
+            reading=json.dumps(reading), detections=bytes(detections))
         if db is not None:
-            return int(db.execute(sql, args).lastrowid)
+            return int(db.execute(statement).inserted_primary_key[0])
         with self.transaction() as tx:
-            return int(tx.execute(sql, args).lastrowid)
+            return int(tx.execute(statement).inserted_primary_key[0])
 
     def reading(self, game_id: str, reading_id: int | None) -> ReadingRow | None:
         if reading_id is None:
             return None
-        with self._lock:
-            row = self._db.execute("SELECT * FROM readings WHERE id=? AND game_id=?",
-                                   (reading_id, game_id)).fetchone()
+        query = select(readings).where(readings.c.id == reading_id,
+                                       readings.c.game_id == game_id)
+        with self.engine.connect() as db:
+            row = db.execute(query).first()
         if not row:
             return None
-        return ReadingRow(row["id"], row["game_id"], row["created_at"], row["photo_id"],
-                          json.loads(row["reading"]), bytes(row["detections"]))
+        return ReadingRow(row.id, row.game_id, row.created_at, row.photo_id,
+                          json.loads(row.reading), bytes(row.detections))
 
     def reading_by_photo(self, game_id: str, photo_id: str) -> ReadingRow | None:
-        with self._lock:
-            row = self._db.execute("SELECT id FROM readings WHERE photo_id=? AND game_id=? "
-                                   "ORDER BY id DESC LIMIT 1", (photo_id, game_id)).fetchone()
-        return self.reading(game_id, row["id"]) if row else None
+        query = (select(readings.c.id)
+                 .where(readings.c.photo_id == photo_id, readings.c.game_id == game_id)
+                 .order_by(readings.c.id.desc()).limit(1))
+        with self.engine.connect() as db:
+            found = db.execute(query).scalar()
+        return self.reading(game_id, found) if found is not None else None
 
     # -- turns and rounds ------------------------------------------------------------------
-    def add_turn(self, db: sqlite3.Connection, game_id: str, number: int, round_number: int,
+    def add_turn(self, db: Connection, game_id: str, number: int, round_number: int,
                  player: str, verdict: dict, before_reading: int | None,
                  after_reading: int | None) -> None:
-        db.execute(
-            "INSERT INTO turns(game_id, number, round, player, created_at, before_reading,"
-            " after_reading, verdict) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (game_id, number, round_number, player, time.time(), before_reading, after_reading,
-             json.dumps(verdict)),
-        )
+        db.execute(insert(turns).values(
+            game_id=game_id, number=number, round=round_number, player=player,
+            created_at=time.time(), before_reading=before_reading, after_reading=after_reading,
+            verdict=json.dumps(verdict)))
 
     def turns(self, game_id: str) -> list[dict]:
-        with self._lock:
-            rows = self._db.execute("SELECT * FROM turns WHERE game_id=? ORDER BY number",
-                                    (game_id,)).fetchall()
-        return [json.loads(r["verdict"]) for r in rows]
+        query = select(turns.c.verdict).where(turns.c.game_id == game_id).order_by(
+            turns.c.number)
+        with self.engine.connect() as db:
+            return [json.loads(v) for v in db.execute(query).scalars()]
 
-    def add_round(self, db: sqlite3.Connection, game_id: str, number: int, result: dict) -> None:
-        db.execute("INSERT INTO rounds(game_id, number, created_at, result) VALUES (?, ?, ?, ?)",
-                   (game_id, number, time.time(), json.dumps(result)))
+    def add_round(self, db: Connection, game_id: str, number: int, result: dict) -> None:
+        db.execute(insert(rounds).values(game_id=game_id, number=number,
+                                         created_at=time.time(), result=json.dumps(result)))
 
     def rounds(self, game_id: str) -> list[dict]:
-        with self._lock:
-            rows = self._db.execute("SELECT result FROM rounds WHERE game_id=? ORDER BY number",
-                                    (game_id,)).fetchall()
-        return [json.loads(r["result"]) for r in rows]
+        query = select(rounds.c.result).where(rounds.c.game_id == game_id).order_by(
+            rounds.c.number)
+        with self.engine.connect() as db:
+            return [json.loads(v) for v in db.execute(query).scalars()]
 
 
-def _game_row(row: sqlite3.Row) -> GameRow:
-    return GameRow(row["id"], row["token"], row["watch_token"], row["created_at"],
-                   row["updated_at"], json.loads(row["config"]), json.loads(row["state"]))
+def _game_row(row) -> GameRow:
+    return GameRow(row.id, row.token, row.watch_token, row.created_at, row.updated_at,
+                   json.loads(row.config), json.loads(row.state))

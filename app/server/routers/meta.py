@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
+import socket
 from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
 
 from app.server import schemas
 from app.server.games import editions_json
@@ -17,10 +19,23 @@ from app.server.routers.deps import table
 router = APIRouter(prefix="/api", tags=["server"])
 
 
-@router.get("/health", response_model=schemas.Health)
+@router.get("/health", response_model=schemas.Health,
+            responses={503: {"model": schemas.Health, "description": "the database does "
+                                                                       "not answer"}})
 def health(request: Request):
-    return {"ok": True, "models": getattr(request.app.state, "service", None) is not None
-            and request.app.state.service.reader is not None, "version": version()}
+    """503 while the database does not answer, so a hall's load balancer sends the
+    tables to another server process."""
+    service = getattr(request.app.state, "service", None)
+    storage = request.app.state.storage
+    body = {"models": service is not None and service.reader is not None,
+            "version": version(), "process": f"{socket.gethostname()}:{os.getpid()}",
+            "database": "sqlite" if storage.target.is_sqlite else "postgresql",
+            "database_ok": storage.reachable()}
+    body["ok"] = body["models"] and body["database_ok"]
+    if not body["database_ok"]:
+        body["detail"] = "the database does not answer; games cannot be read or played"
+        return JSONResponse(body, status_code=503)
+    return body
 
 
 @router.get("/editions", response_model=list[schemas.Edition])

@@ -161,6 +161,9 @@ async def frame(request: Request, access: Play):
         raise HTTPException(400, "empty frame: no image bytes were sent")
     if len(data) > _limit(request):
         raise HTTPException(413, f"frame too large: {len(data)} bytes")
+    # A frame may end up stored (a table change it holds): refused, not dropped, when the
+    # disk is full.
+    request.app.state.storage.refuse_if_full()
     gf = request.app.state.hub.put(access.game.id, data,
                                    camera=_camera(request) or POSTED_CAMERA)
     return {"accepted": True, "dropped": gf.dropped}

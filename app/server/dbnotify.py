@@ -1,0 +1,69 @@
+"""Telling the other server processes on one PostgreSQL database that a game changed.
+
+A write's transaction sends the game's id with `pg_notify` (delivered at commit, and only
+if it commits); each process listens on its own connection and hears the ids of games
+another process changed, so its live sockets can read them again. Ids only: what changed
+is read from the database. On SQLite (one process per file) there is no one to tell.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from sqlalchemy import Connection, text
+
+log = logging.getLogger("rummikub.server")
+
+CHANNEL = "rummikub_games"
+RETRY_S = 1.0  # a lost listening connection is made again after this
+
+
+def notify(db: Connection, game_id: str) -> None:
+    """Inside a write's transaction: other processes hear `game_id` once it commits."""
+    if db.dialect.name == "postgresql":
+        db.execute(text("SELECT pg_notify(:channel, :id)"), {"channel": CHANNEL, "id": game_id})
+
+
+class Listener:
+    """A thread calling `on_game(game_id)` for each id another process notifies."""
+
+    def __init__(self, conninfo: str | None, on_game: Callable[[str], None]):
+        self._conninfo = conninfo
+        self._on_game = on_game
+        self._stop = threading.Event()
+        self.ready = threading.Event()  # set once LISTEN is in place
+        self._thread = None
+        if conninfo is None:
+            self.ready.set()  # SQLite: nothing to hear
+            return
+        self._thread = threading.Thread(target=self._run, name="db-listener", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import psycopg
+
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(self._conninfo, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self.ready.set()
+                    while not self._stop.is_set():
+                        for note in conn.notifies(timeout=0.5):
+                            self._tell(note.payload)
+            except psycopg.Error as error:
+                log.warning("listening for other servers' changes failed (%s); again in "
+                            "%.0f s", error, RETRY_S)
+                self._stop.wait(RETRY_S)
+
+    def _tell(self, game_id: str) -> None:
+        try:
+            self._on_game(game_id)
+        except Exception:  # one listener's failure never stops the others hearing
+            log.exception("a change of game %s was heard but not passed on", game_id)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)

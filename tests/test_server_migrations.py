@@ -1,0 +1,99 @@
+"""The migrations build exactly release 0.1.0's tables, and the tables the code uses."""
+
+from __future__ import annotations
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import create_engine
+
+from app.server.dbopen import MIGRATIONS_DIR, alembic_config
+from app.server.dbtables import metadata
+from app.server.storage import Storage
+from tests.db_helpers import DB_V010, raw_rows
+
+TABLES = ("meta", "games", "photos", "readings", "turns", "rounds")
+
+
+def _shape(path):
+    """Each table's columns (name, type, not null, default, key), keys and indexes."""
+    shape = {}
+    for table in TABLES:
+        shape[table] = (
+            raw_rows(path, f"PRAGMA table_info({table})"),
+            raw_rows(path, f"PRAGMA foreign_key_list({table})"),
+            sorted((name, unique) for _, name, unique, origin, _ in
+                   raw_rows(path, f"PRAGMA index_list({table})") if origin == "c"),
+        )
+    shape["autoincrement"] = [r[0] for r in raw_rows(
+        path, "SELECT name FROM sqlite_master WHERE sql LIKE '%AUTOINCREMENT%'")]
+    return shape
+
+
+def test_a_new_database_has_release_0_1_0_tables_column_for_column(tmp_path):
+    Storage(tmp_path / "new.sqlite3").close()
+    assert _shape(tmp_path / "new.sqlite3") == _shape(DB_V010)
+    assert raw_rows(tmp_path / "new.sqlite3", "SELECT * FROM meta") == [("schema", "1")]
+
+
+def test_the_migrated_schema_is_the_one_the_code_uses(tmp_path):
+    Storage(tmp_path / "new.sqlite3").close()
+    engine = create_engine(f"sqlite:///{tmp_path / 'new.sqlite3'}")
+    with engine.connect() as connection:
+        diff = compare_metadata(MigrationContext.configure(connection), metadata)
+    engine.dispose()
+    assert diff == []
+
+
+def test_the_migrations_ship_in_the_package():
+    import tomllib
+
+    from alembic.script import ScriptDirectory
+
+    assert (MIGRATIONS_DIR / "env.py").is_file()
+    heads = ScriptDirectory.from_config(alembic_config()).get_heads()
+    assert heads and heads[0] >= "0001"
+    config = tomllib.loads((MIGRATIONS_DIR.parents[2] / "pyproject.toml").read_text())
+    data = config["tool"]["setuptools"]["package-data"]
+    assert "*.mako" in data["*"] or "*.mako" in data.get("app.server.migrations", [])
+    for folder in (MIGRATIONS_DIR, MIGRATIONS_DIR / "versions"):
+        assert (folder / "__init__.py").is_file(), f"{folder} is not a package: not shipped"
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_each_table_is_declared_once(table):
+    assert table in metadata.tables
+
+
+def test_postgresql_gets_the_same_tables_and_refuses_what_is_not_its_own(postgres_url):
+    from sqlalchemy import inspect, text
+
+    from app.server.storage import DatabaseRefused
+
+    storage = Storage(postgres_url)
+    with storage.engine.connect() as db:
+        assert set(inspect(db).get_table_names()) == {*TABLES, "alembic_version"}
+        diff = compare_metadata(MigrationContext.configure(db), metadata)
+        # PostgreSQL makes every key column NOT NULL; SQLite (as 0.1.0 made it) does not.
+        keys = {("games", "id"), ("meta", "key"), ("photos", "id"), ("readings", "id")}
+        assert [d for d in diff if not (d[0][0] == "modify_nullable" and d[0][2:4] in keys
+                                        and d[0][5:] == (False, True))] == []
+        assert db.execute(text("SELECT value FROM meta")).scalars().all() == ["1"]
+    with storage.transaction() as db:
+        db.execute(text("UPDATE alembic_version SET version_num='0042'"))
+    storage.close()
+    with pytest.raises(DatabaseRefused, match="newer release.*0042"):
+        Storage(postgres_url)
+
+
+def test_a_postgresql_database_of_another_program_is_refused(postgres_url):
+    from sqlalchemy import create_engine
+
+    from app.server.storage import DatabaseRefused
+
+    engine = create_engine(postgres_url)
+    with engine.begin() as db:
+        db.exec_driver_sql("CREATE TABLE invoices (id serial PRIMARY KEY)")
+    engine.dispose()
+    with pytest.raises(DatabaseRefused, match="another program's database.*invoices"):
+        Storage(postgres_url)

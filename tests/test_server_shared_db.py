@@ -1,0 +1,96 @@
+"""Two server processes on one PostgreSQL database: a game's row locked by one is skipped
+by the other, and a change one commits is heard by the other (ids over LISTEN/NOTIFY).
+
+The other process is a real one (`python -c`), driven line by line over its stdin/stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+from app.server.storage import Storage
+from tests.db_helpers import ROOT
+
+OTHER = """
+import sys
+from app.server.storage import Storage
+storage = Storage(sys.argv[1])
+game_id = sys.argv[2]
+with storage.transaction() as db:
+    row = storage.lock_game(db, game_id)
+    print("held", row.state["n"], flush=True)
+    sys.stdin.readline()
+    storage.save_state(game_id, {"phase": "playing", "n": row.state["n"] + 1, "by": "other"}, db)
+    storage.notify(db, game_id)
+print("committed", flush=True)
+"""
+
+
+def _other(url: str, game_id: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-c", OTHER, url, game_id], cwd=ROOT, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def test_a_locked_game_is_skipped_and_its_change_is_heard_by_the_other_process(postgres_url):
+    storage = Storage(postgres_url)
+    game = storage.create_game({"players": ["Ann", "Ben"]}, {"phase": "playing", "n": 0})
+    heard: list[str] = []
+    got = threading.Event()
+    listener = storage.listen(lambda game_id: (heard.append(game_id), got.set()))
+    try:
+        assert listener.ready.wait(10)
+        other = _other(postgres_url, game.id)
+        assert other.stdout.readline().split() == ["held", "0"]
+        # The other process judges this game: this one skips it instead of waiting.
+        with storage.transaction() as db:
+            assert storage.lock_game(db, game.id, wait=False) is None
+        started = time.monotonic()
+        other.stdin.write("go\n")
+        other.stdin.flush()
+        assert other.stdout.readline().strip() == "committed"
+        assert other.wait(30) == 0
+        assert got.wait(10) and heard == [game.id]
+        assert time.monotonic() - started < 10
+        with storage.transaction() as db:
+            row = storage.lock_game(db, game.id, wait=False)
+        assert row.state == {"phase": "playing", "n": 1, "by": "other"}
+    finally:
+        listener.close()
+        storage.close()
+
+
+def test_a_change_that_rolls_back_is_not_heard(postgres_url):
+    storage = Storage(postgres_url)
+    game = storage.create_game({"players": ["Ann", "Ben"]}, {"phase": "setup"})
+    heard: list[str] = []
+    listener = storage.listen(heard.append)
+    try:
+        assert listener.ready.wait(10)
+        try:
+            with storage.transaction() as db:
+                storage.notify(db, game.id)
+                raise RuntimeError("the write failed")
+        except RuntimeError:
+            pass
+        with storage.transaction() as db:
+            storage.notify(db, "after")  # delivered in order: once heard, the first was not
+        deadline = time.monotonic() + 10
+        while "after" not in heard and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert heard == ["after"]
+    finally:
+        listener.close()
+        storage.close()
+
+
+def test_health_can_tell_whether_the_database_answers(postgres_server, postgres_url):
+    storage = Storage(postgres_url)
+    assert storage.reachable()
+    postgres_server.drop_database(postgres_url)
+    assert not storage.reachable()
+    storage.close()
