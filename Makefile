@@ -38,14 +38,16 @@ lint: $(VENV)/.installed
 
 ## eval: accuracy of the shipped models on the held-out valid/ photos (as taken, warped
 ## as a lower camera sees them: bench.eval_plane_view, and re-lit as a room at home lights
-## them: bench.eval_light) and on rendered editions
-## never seen in training (bench.eval_editions)
+## them: bench.eval_light), on rendered editions never seen in training
+## (bench.eval_editions) and on rendered stands of 1-3 tiers with depth in those editions
+## (bench.eval_depth)
 eval: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_vision
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_table
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_plane_view
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_light
 	$(PY) -m bench.eval_editions
+	$(PY) -m bench.eval_depth
 
 ## bench: speed of the referee and of the photo path, each figure also as a ratio to a
 ## floor measured in the same run (JPEG decode + one pass of both models, bench/floor.py);
