@@ -287,7 +287,9 @@ def _table_tiles(world: _World, painter: Painter, zone: tuple, n: int, in_rows: 
 
 
 def _decoy_box(world: _World, painter: Painter, zone, taken, decoys: list):
-    """A game box's lid on the table: coloured, its logo and a smiley printed on top."""
+    """A game box's lid on the table: coloured, its logo and a smiley printed on top.
+    Returns (its depth, a function that draws it), or None when there is no room: the
+    caller draws it between the tiles behind it and those in front."""
     rng = world.rng
     bw, bd, bh = rng.uniform(12, 22), rng.uniform(8, 14), rng.uniform(1.5, 4)
     for _ in range(10):
@@ -297,12 +299,10 @@ def _decoy_box(world: _World, painter: Painter, zone, taken, decoys: list):
                    for b in taken):
             break
     else:
-        return
+        return None
     taken.append(box)
     color = np.asarray(E._pick(rng, [(150, 60, 20), (40, 40, 180), (230, 230, 230),
                                      (30, 30, 30), (30, 140, 220)]), np.float32)
-    front = [[box[0], bh, box[1]], [box[2], bh, box[1]], [box[2], 0, box[1]], [box[0], 0, box[1]]]
-    painter.polygon(front, color * 0.7, DECOY_ID + 1)
     tw, th = 320, int(320 * bd / bw)
     tex = np.empty((th, tw, 3), np.float32)
     tex[:] = color
@@ -320,9 +320,21 @@ def _decoy_box(world: _World, painter: Painter, zone, taken, decoys: list):
         mask[y0:y0 + sm.shape[0], x0:x0 + sm.shape[1], 0] = sm[..., 3] > 0
     top = np.array([[box[0], bh, box[3]], [box[2], bh, box[3]], [box[2], bh, box[1]],
                     [box[0], bh, box[1]]])
-    H = painter.texture(top, np.clip(tex, 0, 255).astype(np.uint8), DECOY_ID + 2)
-    if H is not None:
-        decoys.append((H, mask[..., 0] > 0.3))
+    x0, z0, x1, z1 = box
+    walls = [[[x0, bh, z0], [x1, bh, z0], [x1, 0, z0], [x0, 0, z0]]]  # the front
+    cam_x = float(world.camera.position[0])
+    if cam_x < x0 or cam_x > x1:  # the side the camera sees
+        x = x0 if cam_x < x0 else x1
+        walls.append([[x, bh, z1], [x, bh, z0], [x, 0, z0], [x, 0, z1]])
+
+    def draw():
+        for wall, shade in zip(walls, (0.7, 0.55), strict=False):
+            painter.polygon(wall, color * shade, DECOY_ID + 1)
+        H = painter.texture(top, np.clip(tex, 0, 255).astype(np.uint8), DECOY_ID + 2)
+        if H is not None:
+            decoys.append((H, mask[..., 0] > 0.3))
+
+    return world.camera.depth(np.array([[(x0 + x1) / 2, bh / 2, z0]])), draw
 
 
 def _stickers(world: _World, painter: Painter, zone, taken, decoys: list, n: int):
@@ -436,11 +448,18 @@ def render_depth_scene(rng: np.random.Generator, edition: E.Edition | None = Non
     behind = (-35.0, 35.0, depth + 2.0, depth + 30.0)
     blocks, taken = _table_tiles(world, painter, behind, int(rng.integers(0, 5)),
                                  rng.random() < 0.6)
-    if rng.random() < 0.5:
-        _decoy_box(world, painter, behind, taken, decoys)
+    box = _decoy_box(world, painter, behind, taken, decoys) if rng.random() < 0.5 else None
     if rng.random() < 0.4:
         _stickers(world, painter, behind, taken, decoys, int(rng.integers(1, 3)))
-    _draw(world, painter, blocks, 0.0, rng.uniform(0.2, 0.45))
+    shadow = rng.uniform(0.2, 0.45)
+    if box is None:
+        _draw(world, painter, blocks, 0.0, shadow)
+    else:  # the tiles behind the box, the box, the tiles in front of it
+        far = [camera.depth(b.face) > box[0] for b in blocks]
+        _draw(world, painter, [b for b, f in zip(blocks, far, strict=True) if f], 0.0, shadow)
+        box[1]()
+        _draw(world, painter, [b for b, f in zip(blocks, far, strict=True) if not f], 0.0,
+              shadow)
     _stand(world, painter, tiers, n_per_row, decoys)
     # beside and in front of the stand: loose tiles, stickers
     near: list = []

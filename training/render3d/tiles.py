@@ -114,10 +114,7 @@ def visible_label(painter: Painter, block: Block, grid: int = 24) -> TileLabel |
     seen[inside] = ids[yi[inside], xi[inside]] == block.face_id
     if not seen.any():
         return None
-    u, v = uu.ravel()[seen], vv.ravel()[seen]
-    step = 1.0 / grid
-    u0, u1 = _snap(u.min() - step / 2), _snap(u.max() + step / 2)
-    v0, v1 = _snap(v.min() - step / 2), _snap(v.max() + step / 2)
+    u0, v0, u1, v1 = _visible_rect(seen.reshape(grid, grid), _inner(uu, vv))
     visible = _face_rect(H, u0, v0, u1, v1)
     share = float(seen.sum()) / _inner(uu.ravel(), vv.ravel()).sum()
     left, top, right, bottom = block.number_box
@@ -136,6 +133,33 @@ def visible_label(painter: Painter, block: Block, grid: int = 24) -> TileLabel |
     train = _face_rect(H, u0, v0, u1, v_grown)
     return TileLabel(block.code, quad.astype(np.float32), visible, train, share,
                      number_visible, block.standing)
+
+
+def _visible_rect(seen: np.ndarray, inner: np.ndarray, least: float = 0.5) -> tuple:
+    """(u0, v0, u1, v1) in face shares: the longest run of face rows at least `least` seen,
+    then the columns at least `least` seen within it. A gap between two tiles of the row in
+    front shows a sliver of a back tile's foot; that sliver does not make its foot visible."""
+    grid = seen.shape[0]
+    rows = seen.sum(1) >= least * np.maximum(inner.sum(1), 1)
+    best, start = (0, -1), None
+    for i, ok in enumerate(list(rows) + [False]):
+        if ok and start is None:
+            start = i
+        elif not ok and start is not None:
+            if i - start > best[1] - best[0] + 1:
+                best = (start, i - 1)
+            start = None
+    if best[1] < 0:  # no row is half seen: the seen points' own extent
+        ys, xs = np.nonzero(seen)
+        best = (ys.min(), ys.max())
+        cols_idx = xs
+    else:
+        band = slice(best[0], best[1] + 1)
+        cols = seen[band].sum(0) >= least * np.maximum(inner[band].sum(0), 1)
+        cols_idx = np.nonzero(cols)[0] if cols.any() else np.nonzero(seen[band].any(0))[0]
+    step = 1.0 / grid
+    return (_snap(cols_idx.min() * step), _snap(best[0] * step),
+            _snap((cols_idx.max() + 1) * step), _snap((best[1] + 1) * step))
 
 
 def _inner(u, v, r=0.09):
