@@ -53,7 +53,8 @@ eval: $(VENV)/.installed
 ## floor measured in the same run (JPEG decode + one pass of both models, bench/floor.py);
 ## phone-sized photos (12, 50 MP) read right and fast (bench/eval_big_photos.py); and the
 ## same photos uploaded to the game server (bench/upload_bench.py, ~30 s); calibration,
-## and 1000x750 / 12 / 50 MP reads without and with a profile (bench/calibrate_bench.py)
+## and 1000x750 / 12 / 50 MP reads without and with a profile (bench/calibrate_bench.py);
+## a 16 MP rendered tile stand read, over the floor (bench/rack_bench.py)
 bench: $(VENV)/.installed
 	$(PY) -m bench.referee_bench
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.vision_bench
@@ -61,6 +62,7 @@ bench: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_big_photos
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.upload_bench
 	$(PY) -m bench.calibrate_bench
+	$(PY) -m bench.rack_bench
 
 ## train: rebuild every model in models/ from scratch on the CPU
 train: $(VENV)/.train-installed
