@@ -62,7 +62,7 @@ bench: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_big_photos
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.upload_bench
 	$(PY) -m bench.calibrate_bench
-	$(PY) -m bench.rack_bench
+	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.rack_bench
 
 ## train: rebuild every model in models/ from scratch on the CPU
 train: $(VENV)/.train-installed
