@@ -19,6 +19,9 @@ are neither to find nor false finds.
   Rummy green 5 is right as the fourth colour slot, O5).
 - false finds: detections on no tile at all; of them on a hard negative: centre on the
   stand's embossed logo, a box's logo or a smiley sticker.
+- by part: the same counts for the labelled tiles lying on the table, standing with at
+  least 75 % of the face in sight (the beam's lip hides up to 16 % of every standing
+  face), and standing with less (the tier in front hides the rest).
 
 Targets: >= 99 % found and >= 98 % read right in every cell.
 """
@@ -38,6 +41,14 @@ SEEDS = 190_000
 CELLS = {"rack, 1 tier": ("rack", 1), "rack, 2 tiers": ("rack", 2),
          "rack, 3 tiers": ("rack", 3), "low phone": ("low", None)}
 TARGETS = {"found": 0.99, "read_right": 0.98}
+PARTS = {"lying": "lying on the table", "standing": "standing, >= 75 % in sight",
+         "hidden": "standing, < 75 % in sight"}
+
+
+def _part(tile) -> str:
+    if not tile.standing:
+        return "lying"
+    return "standing" if tile.visible_share >= 0.75 else "hidden"
 
 
 def _pct(a: int, b: int) -> str:
@@ -47,12 +58,15 @@ def _pct(a: int, b: int) -> str:
 def score(reader, scenes) -> dict:
     """found / read right / extra / false finds over rendered `scenes` (DepthScene)."""
     from bench.eval_vision import match_centres
+    from training.render3d.scene import _labelled
     from vision.plane_view import points_in_quads
 
     out = {"photos": len(scenes), "tiles": 0, "found": 0, "read_right": 0, "extra": 0,
-           "false_finds": 0, "on_hard_negatives": 0, "number_hidden": 0, "seconds": 0.0}
+           "false_finds": 0, "on_hard_negatives": 0, "number_hidden": 0, "seconds": 0.0,
+           **{f"{part}{count}": 0 for part in PARTS for count in ("", "_found", "_read_right")}}
     for scene in scenes:
         labels = scene.labels
+        parts = [_part(t) for t in scene.tiles if _labelled(t)]
         t0 = time.perf_counter()
         det = reader.read(scene.image)
         out["seconds"] += time.perf_counter() - t0
@@ -64,6 +78,11 @@ def score(reader, scenes) -> dict:
         out["number_hidden"] += sum(1 for t in scene.tiles if t.standing and not t.number_visible)
         out["found"] += len(pairs)
         out["read_right"] += sum(det.codes[d] == labels[k][0] for d, k in pairs)
+        for part in parts:
+            out[part] += 1
+        for d, k in pairs:
+            out[f"{parts[k]}_found"] += 1
+            out[f"{parts[k]}_read_right"] += int(det.codes[d] == labels[k][0])
         out["extra"] += len(det) - len(pairs)
         unmatched = np.setdiff1d(np.arange(len(det)), [d for d, _k in pairs]).astype(int)
         if len(unmatched):
@@ -114,6 +133,10 @@ def report(results: dict, photos: int) -> str:
     lines.append(f"  all: {tiles} tiles, found {_pct(found, tiles)}, read right "
                  f"{_pct(right, tiles)}; cells meeting >= 99 % found and >= 98 % read right: "
                  f"{len(met)} of {len(results)}")
+    for part, words in PARTS.items():
+        n, f, r = (sum(row[f"{part}{c}"] for row in results.values())
+                   for c in ("", "_found", "_read_right"))
+        lines.append(f"  {words}: {n} tiles, found {_pct(f, n)}, read right {_pct(r, n)}")
     lines.append("  (hidden: standing tiles whose number the tier in front hides, not counted; "
                  "false: detections on no tile; on logos: of them on a hard negative)")
     return "\n".join(lines)
