@@ -39,8 +39,8 @@ lint: $(VENV)/.installed
 ## eval: accuracy of the shipped models on the held-out valid/ photos (as taken, warped
 ## as a lower camera sees them: bench.eval_plane_view, and re-lit as a room at home lights
 ## them: bench.eval_light; blurred, darkened and overexposed where the quality gate is set:
-## bench.eval_quality) and on rendered editions
-## never seen in training (bench.eval_editions)
+## bench.eval_quality), on rendered editions never seen in training (bench.eval_editions)
+## and on rendered stands of 1-3 tiers with depth in those editions (bench.eval_depth)
 eval: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_vision
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_table
@@ -48,12 +48,14 @@ eval: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_light
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_quality
 	$(PY) -m bench.eval_editions
+	$(PY) -m bench.eval_depth
 
 ## bench: speed of the referee and of the photo path, each figure also as a ratio to a
 ## floor measured in the same run (JPEG decode + one pass of both models, bench/floor.py);
 ## phone-sized photos (12, 50 MP) read right and fast (bench/eval_big_photos.py); and the
 ## same photos uploaded to the game server (bench/upload_bench.py, ~30 s); calibration,
-## and 1000x750 / 12 / 50 MP reads without and with a profile (bench/calibrate_bench.py)
+## and 1000x750 / 12 / 50 MP reads without and with a profile (bench/calibrate_bench.py);
+## a 16 MP rendered tile stand read, over the floor (bench/rack_bench.py)
 bench: $(VENV)/.installed
 	$(PY) -m bench.referee_bench
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.vision_bench
@@ -61,6 +63,7 @@ bench: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_big_photos
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.upload_bench
 	$(PY) -m bench.calibrate_bench
+	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.rack_bench
 
 ## train: rebuild every model in models/ from scratch on the CPU
 train: $(VENV)/.train-installed

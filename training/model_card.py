@@ -174,6 +174,13 @@ def write_card(models_dir: Path, report: dict, *, command: str, wall_minutes: fl
                   f"rendered scenes: detector {det_meta.get('editions_share', 0)}, classifier "
                   f"{cls_meta.get('editions_share', 0)}):", ""]
         lines += ["  " + line if line else "" for line in editions_doc.splitlines()]
+    if det_meta.get("depth_share") or cls_meta.get("depth_share"):
+        depth_doc = _first_paragraphs(module_doc("training/render3d/scene.py"), 3)
+        lines += ["", "- Rendered stands with depth from `training/render3d/` (share of the "
+                  f"rendered scenes: detector {det_meta.get('depth_share', 0)}, classifier "
+                  f"{cls_meta.get('depth_share', 0)}; of the rest, the editions' share above):",
+                  ""]
+        lines += ["  " + line if line else "" for line in depth_doc.splitlines()]
     for name, meta in (("detector", det_meta), ("classifier", cls_meta)):
         if meta.get("init"):
             lines += ["", f"- The {name} was fine-tuned from `{meta['init']}` (the models this "

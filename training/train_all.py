@@ -188,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="fine-tune: start each model from DIR/<model>.onnx")
     parser.add_argument("--editions", type=float, default=None,
                         help="share of rendered scenes in other editions (training.editions)")
+    parser.add_argument("--depth", type=float, default=None,
+                        help="share of rendered scenes that are stands with depth (training.render3d)")
     parser.add_argument("--lr", type=float, default=None, help="peak learning rate, both")
     parser.add_argument("--detector-synth", type=float, default=None,
                         help="the detector's share of rendered scenes (default its own 0.35)")
@@ -223,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
             argv_ += ["--init-onnx", str(args.init_from / f"{name}.onnx")]
         if args.editions is not None:
             argv_ += ["--editions", str(args.editions)]
+        if args.depth is not None:
+            argv_ += ["--depth", str(args.depth)]
         if args.lr is not None:
             argv_ += ["--lr", str(args.lr)]
         if args.detector_synth is not None and name == "detector":

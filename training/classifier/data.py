@@ -131,16 +131,24 @@ def real_crops(split: str, size, copies: int, seed: int, strength: float = 1.0,
 
 def synthetic_crops(n: int, size, seed: int, copies: int = 2, deadline: float | None = None,
                     strength: float = 1.0, heavy: float = 0.0, heavy_max: float = 4.0,
-                    log=print, editions: float = 0.0):
+                    log=print, editions: float = 0.0, depth: float = 0.0):
     """About `n` crops cut from rendered scenes (stops early at `deadline`); a share
-    `editions` of the scenes in other editions and scenes (`training.editions`)."""
+    `depth` of the scenes are stands with depth (`training.render3d`: crops of the visible
+    part of each tile whose number shows, as a detector outlines it), of the rest a share
+    `editions` in other editions and scenes (`training.editions`)."""
     from training.render import render_scene  # Pillow: training only
 
     rng = np.random.default_rng(seed)
     xs, ys, count, scenes = [], [], 0, 0
     t0 = time.perf_counter()
     while count < n and (deadline is None or time.perf_counter() < deadline):
-        if editions and rng.random() < editions:
+        if depth and rng.random() < depth:
+            from training.render3d.scene import _labelled, render_depth_scene
+
+            scene = render_depth_scene(rng)
+            photo = scene.image
+            labels = [(t.code, t.train_quad) for t in scene.tiles if _labelled(t)]
+        elif editions and rng.random() < editions:
             from training.editions import render_edition_scene
 
             photo, labels, _ = render_edition_scene(rng, kind=str(rng.choice(

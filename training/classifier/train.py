@@ -104,7 +104,8 @@ def build_data(args, deadline_data: float):
     n_syn = args.synthetic
     syn_x, syn_y = data.synthetic_crops(n_syn, SIZE, seed=args.seed + 1, deadline=deadline_data,
                                         strength=args.jitter, heavy=args.heavy,
-                                        heavy_max=args.heavy_max, editions=args.editions)
+                                        heavy_max=args.heavy_max, editions=args.editions,
+                                        depth=args.depth)
     return real_x, real_y, syn_x, syn_y
 
 
@@ -180,6 +181,8 @@ def main(argv=None) -> int:
     p.add_argument("--heavy", type=float, default=0.5,
                    help="share of crops with a heavy jitter (strength 1.5..--heavy-max)")
     p.add_argument("--heavy-max", type=float, default=4.0)
+    p.add_argument("--depth", type=float, default=0.0,
+                   help="share of synthetic scenes that are stands with depth (training.render3d)")
     p.add_argument("--editions", type=float, default=0.0,
                    help="share of synthetic scenes in other editions (training.editions)")
     p.add_argument("--init-onnx", type=Path, default=None,
@@ -263,7 +266,8 @@ def main(argv=None) -> int:
     path = export(model, args.out, {
         "trained": {"steps": steps, "batch": args.batch, "seed": args.seed,
                     "init": str(args.init_onnx) if args.init_onnx else None,
-                    "editions_share": args.editions, "real_share": args.real_share,
+                    "editions_share": args.editions, "depth_share": args.depth,
+                    "real_share": args.real_share,
                     "lr": args.lr,
                     "real_crops": int(len(real_x)), "synthetic_crops": int(len(syn_x)),
                     "minutes": round(train_s / 60, 2), "threads": args.threads,

@@ -81,9 +81,10 @@ def losses(out, heat, reg, reg_w, valid):
 class SampleSource(torch.utils.data.IterableDataset):
     """Endless stream of (image tensor, targets) built in a worker process."""
 
-    def __init__(self, seed: int, size: int, synth_share: float, editions: float = 0.0):
+    def __init__(self, seed: int, size: int, synth_share: float, editions: float = 0.0,
+                 depth: float = 0.0):
         self.seed, self.size, self.synth_share = seed, size, synth_share
-        self.editions = editions
+        self.editions, self.depth = editions, depth
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
@@ -91,7 +92,7 @@ class SampleSource(torch.utils.data.IterableDataset):
         rng = np.random.default_rng([self.seed, worker])
         cv2_threads()
         scenes = real_scenes("train")
-        render = synth_renderer(self.editions) if self.synth_share > 0 else None
+        render = synth_renderer(self.editions, self.depth) if self.synth_share > 0 else None
         pool: list = []  # rendered scenes, reused with fresh augmentation (rendering is slow)
         while True:
             if render is not None and rng.random() < self.synth_share:
@@ -116,9 +117,11 @@ def cv2_threads():
     cv2.setNumThreads(1)
 
 
-def synth_renderer(editions: float = 0.0):
+def synth_renderer(editions: float = 0.0, depth: float = 0.0):
     """A function rng -> Scene from the shared renderer, or None when it is not there; a
-    share `editions` of the scenes in other editions and scenes (`training.editions`)."""
+    share `depth` of the scenes are stands with depth (`training.render3d`: the visible part
+    of each tile whose number shows), of the rest a share `editions` in other editions and
+    scenes (`training.editions`)."""
     try:
         from training import render as render_module
     except Exception as error:  # noqa: BLE001 - the renderer is optional
@@ -128,6 +131,12 @@ def synth_renderer(editions: float = 0.0):
 
     def make(rng):
         ignore = []
+        if depth and rng.random() < depth:
+            from training.render3d.scene import render_depth_scene
+
+            scene = render_depth_scene(rng)
+            return Scene(scene.image, [t.train_quad for t in scene.tiles if _labelled(t)],
+                         [t.visible for t in scene.tiles if not _labelled(t)])
         if editions and rng.random() < editions:
             from training.editions import render_edition_scene
 
@@ -154,6 +163,12 @@ def synth_renderer(editions: float = 0.0):
         return Scene(image, polygons, ignore)
 
     return make
+
+
+def _labelled(tile) -> bool:
+    from training.render3d.scene import _labelled as labelled
+
+    return labelled(tile)
 
 
 def to_input(crop_bgr: np.ndarray) -> np.ndarray:
@@ -229,6 +244,8 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--editions", type=float, default=0.0,
                         help="share of rendered scenes in other editions (training.editions)")
+    parser.add_argument("--depth", type=float, default=0.0,
+                        help="share of rendered scenes that are stands with depth (training.render3d)")
     parser.add_argument("--init-onnx", type=Path, default=None,
                         help="start from this detector.onnx (fine-tuning; batch norms frozen)")
     args = parser.parse_args(argv)
@@ -248,7 +265,7 @@ def main(argv=None):
     model = model.to(memory_format=torch.channels_last)  # ~15 % faster convs on this CPU
     params = sum(p.numel() for p in model.parameters())
     print(f"detector: {params} parameters, crops {args.size}px, batch {args.batch}", file=sys.stderr)
-    source = SampleSource(args.seed, args.size, args.synth, args.editions)
+    source = SampleSource(args.seed, args.size, args.synth, args.editions, args.depth)
     loader = torch.utils.data.DataLoader(
         source, batch_size=args.batch, num_workers=args.workers,
         persistent_workers=args.workers > 0, prefetch_factor=4 if args.workers else None,
@@ -295,7 +312,7 @@ def main(argv=None):
         torch.save(model.state_dict(), args.checkpoint)
     meta = {"steps": step, "minutes": round(minutes, 1), "seed": args.seed, "batch": args.batch,
             "crop": args.size, "synthetic_share": args.synth, "parameters": params,
-            "editions_share": args.editions, "lr": args.lr,
+            "editions_share": args.editions, "depth_share": args.depth, "lr": args.lr,
             "init": str(args.init_onnx) if args.init_onnx else None,
             "data": "rummikub-nvypk train/ (Roboflow Universe, CC BY 4.0) + training.render scenes"}
     path = export(model, args.out, meta)

@@ -1,0 +1,167 @@
+"""Rendered stands with depth in editions the models never saw: found and read right by cell.
+
+    python -m bench.eval_depth [--photos 8] [--models DIR] [--json OUT]
+
+(`make eval`.) `training.render3d` draws a stand of 1, 2 or 3 tiers seen by a phone 30-60 cm
+away and 20-45 degrees above it (each higher tier behind and above, the lower part of its
+tiles hidden), and a low phone propped on the table (8-20 degrees), in each held-out
+edition of `training.editions.HELD_OUT` (training never draws their font + body + ink
+combinations). Renderer seeds 190,000+; training draws its scenes from other streams.
+
+A labelled tile is one whose whole number (or joker face) the photo shows, standing or
+lying taller than wide (`DepthScene.labels`); its label is the VISIBLE part of its face.
+Tiles shown only in part without their number, or lying flat and seen wider than tall,
+are neither to find nor false finds.
+
+- found: a labelled tile with a detection whose centre lies inside its visible quad
+  (one-to-one, `bench.eval_vision.match_centres`).
+- read right: of the labelled tiles, found and read as the tile, without a profile (a
+  Rummy green 5 is right as the fourth colour slot, O5).
+- false finds: detections on no tile at all; of them on a hard negative: centre on the
+  stand's embossed logo, a box's logo or a smiley sticker.
+- by part: the same counts for the labelled tiles lying on the table, standing with at
+  least 75 % of the face in sight (the beam's lip hides up to 16 % of every standing
+  face), and standing with less (the tier in front hides the rest).
+
+Targets: >= 99 % found and >= 98 % read right in every cell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench import finish
+
+SEEDS = 190_000
+CELLS = {"rack, 1 tier": ("rack", 1), "rack, 2 tiers": ("rack", 2),
+         "rack, 3 tiers": ("rack", 3), "low phone": ("low", None)}
+TARGETS = {"found": 0.99, "read_right": 0.98}
+PARTS = {"lying": "lying on the table", "standing": "standing, >= 75 % in sight",
+         "hidden": "standing, < 75 % in sight"}
+
+
+def _part(tile) -> str:
+    if not tile.standing:
+        return "lying"
+    return "standing" if tile.visible_share >= 0.75 else "hidden"
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{100 * a / b:6.2f} %" if b else "     -  "
+
+
+def score(reader, scenes) -> dict:
+    """found / read right / extra / false finds over rendered `scenes` (DepthScene)."""
+    from bench.eval_vision import match_centres
+    from training.render3d.scene import _labelled
+    from vision.recognition.plane_view import points_in_quads
+
+    out = {"photos": len(scenes), "tiles": 0, "found": 0, "read_right": 0, "extra": 0,
+           "false_finds": 0, "on_hard_negatives": 0, "number_hidden": 0, "seconds": 0.0,
+           **{f"{part}{count}": 0 for part in PARTS for count in ("", "_found", "_read_right")}}
+    for scene in scenes:
+        labels = scene.labels
+        parts = [_part(t) for t in scene.tiles if _labelled(t)]
+        t0 = time.perf_counter()
+        det = reader.read(scene.image)
+        out["seconds"] += time.perf_counter() - t0
+        centres = det.centers if len(det) else np.zeros((0, 2), np.float32)
+        order = np.argsort(-det.detector_scores) if len(det) else None
+        polygons = [q for _c, q in labels]
+        pairs = match_centres(centres, polygons, order)
+        out["tiles"] += len(labels)
+        out["number_hidden"] += sum(1 for t in scene.tiles if t.standing and not t.number_visible)
+        out["found"] += len(pairs)
+        out["read_right"] += sum(det.codes[d] == labels[k][0] for d, k in pairs)
+        for part in parts:
+            out[part] += 1
+        for d, k in pairs:
+            out[f"{parts[k]}_found"] += 1
+            out[f"{parts[k]}_read_right"] += int(det.codes[d] == labels[k][0])
+        out["extra"] += len(det) - len(pairs)
+        unmatched = np.setdiff1d(np.arange(len(det)), [d for d, _k in pairs]).astype(int)
+        if len(unmatched):
+            on_tiles = np.zeros(len(unmatched), bool)
+            quads = [t.quad for t in scene.tiles] + [t.visible for t in scene.tiles]
+            if quads:
+                on_tiles = points_in_quads(centres[unmatched], np.stack(quads)).any(axis=1)
+            out["false_finds"] += int((~on_tiles).sum())
+            h, w = scene.decoys.shape
+            for c in centres[unmatched][~on_tiles]:
+                x, y = int(np.clip(c[0], 0, w - 1)), int(np.clip(c[1], 0, h - 1))
+                out["on_hard_negatives"] += bool(scene.decoys[max(0, y - 2):y + 3,
+                                                              max(0, x - 2):x + 3].any())
+    return out
+
+
+def evaluate(models_dir=None, photos: int = 8, log=print) -> dict:
+    from training.editions import HELD_OUT
+    from training.render3d.scene import render_depth_scene
+    from vision.recognition.pipeline import TileReader
+
+    reader = TileReader.load(models_dir)
+    results: dict = {}
+    for e_index, (name, edition) in enumerate(HELD_OUT.items()):
+        for c_index, (cell, (kind, tiers)) in enumerate(CELLS.items()):
+            scenes = [render_depth_scene(np.random.default_rng(
+                SEEDS + 1000 * (len(CELLS) * e_index + c_index) + i), edition, kind=kind,
+                tiers=tiers) for i in range(photos)]
+            results[f"{name} / {cell}"] = score(reader, scenes)
+    return results
+
+
+def report(results: dict, photos: int) -> str:
+    lines = [f"rendered stands with depth, held-out editions ({photos} photos a cell, seeds "
+             f"{SEEDS:,}+), without a profile: labelled tiles (number shows) found / read right",
+             f"  {'edition / scene':38s} {'tiles':>5s} {'found':>9s} {'read right':>10s} "
+             f"{'extra':>6s} {'false':>6s} {'on logos':>8s} {'hidden':>6s}"]
+    for key, r in results.items():
+        lines.append(f"  {key:38s} {r['tiles']:5d} {_pct(r['found'], r['tiles']):>9s} "
+                     f"{_pct(r['read_right'], r['tiles']):>10s} {r['extra']:6d} "
+                     f"{r['false_finds']:6d} {r['on_hard_negatives']:8d} {r['number_hidden']:6d}")
+    tiles = sum(r["tiles"] for r in results.values())
+    found = sum(r["found"] for r in results.values())
+    right = sum(r["read_right"] for r in results.values())
+    met = [k for k, r in results.items() if r["tiles"]
+           and r["found"] >= TARGETS["found"] * r["tiles"]
+           and r["read_right"] >= TARGETS["read_right"] * r["tiles"]]
+    lines.append(f"  all: {tiles} tiles, found {_pct(found, tiles)}, read right "
+                 f"{_pct(right, tiles)}; cells meeting >= 99 % found and >= 98 % read right: "
+                 f"{len(met)} of {len(results)}")
+    for part, words in PARTS.items():
+        n, f, r = (sum(row[f"{part}{c}"] for row in results.values())
+                   for c in ("", "_found", "_read_right"))
+        lines.append(f"  {words}: {n} tiles, found {_pct(f, n)}, read right {_pct(r, n)}")
+    lines.append("  (hidden: standing tiles whose number the tier in front hides, not counted; "
+                 "false: detections on no tile; on logos: of them on a hard negative)")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.eval_depth", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--photos", type=int, default=8, help="photos per cell")
+    parser.add_argument("--models", type=Path, default=None, help="models folder")
+    parser.add_argument("--json", type=Path, metavar="OUT", help="save the numbers as JSON")
+    args = parser.parse_args(argv)
+    if args.photos < 1:
+        parser.error("--photos must be at least 1")
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        print("eval_depth: Pillow is needed to render the scenes (pip install -e '.[dev]')",
+              file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    results = evaluate(args.models, args.photos)
+    print(report(results, args.photos))
+    return finish(results, start, args.json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
