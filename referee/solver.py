@@ -87,18 +87,81 @@ def arrange(tiles: Iterable[Tile] | str, rules: Rules | None = None, *,
             counts[tile.number][slot[tile.color]] += 1
     if jokers == len(tiles) or jokers > rules.jokers:
         return None
-    search = _Search(counts, jokers, ncolors, rules.group_max, max_states=max_states)
-    plan = search.run()
+    plan, mirrored, spent = _search_both_ways(counts, jokers, ncolors, rules.group_max,
+                                              max_states)
     if plan is None:
         return None
-    sets = _build(plan, jokers, colors, rules.group_max)
+    if mirrored:
+        sets = _build(plan, jokers, colors, rules.group_max)
+        sets = None if sets is None else sorted((_mirror(s) for s in sets), key=_set_order)
+    else:
+        sets = _build(plan, jokers, colors, rules.group_max)
     if sets is None:
         # Jokers were left over and every set was full: let the search place them itself.
-        left = None if max_states is None else max(max_states - search.states, 1)
+        left = None if max_states is None else max(max_states - spent, 1)
         plan = _Search(counts, jokers, ncolors, rules.group_max, exact=True,
                        max_states=left).run()
         sets = None if plan is None else _build(plan, jokers, colors, rules.group_max)
     return sets
+
+
+# States each top part of the table may take to bound the jokers it needs.
+_BOUND_SLICE = 200
+# The first slice of search states each direction gets before the other direction's turn.
+_FIRST_SLICE = 500
+
+
+def _search_both_ways(counts, jokers, ncolors, group_max, max_states):
+    """Search upwards from 1 and, in turns, downwards from 13 (the tiles mirrored: n -> 14-n),
+    each turn with twice the states of the one before; the first to settle answers.
+
+    Runs and groups look the same mirrored, so both searches answer the same question. But
+    a table whose trouble lies in its high numbers is proved impossible only after the
+    upward search has tried every way to lay the low ones, while the downward search meets
+    it first (and the other way round). A search that stops at its slice keeps every failed
+    state it remembered, so a later turn repeats no work; at worst the two cost about three
+    times the faster one. Returns (plan, mirrored, states spent)."""
+    mirrored_counts = [[0] * ncolors] + [counts[_TOP + 1 - n] for n in range(1, _TOP + 1)] + [
+        [0] * ncolors]
+    searches = [_Search(counts, jokers, ncolors, group_max),
+                _Search(mirrored_counts, jokers, ncolors, group_max)]
+    budget = _FIRST_SLICE
+    while True:
+        for index, search in enumerate(searches):
+            spent = sum(s.states for s in searches)
+            limit = budget if max_states is None else min(budget, max_states - spent)
+            if limit <= 0:
+                raise SearchBudgetExceeded(max_states)
+            search.slice = limit
+            search.hard_limit = None if max_states is None else search.states + (
+                max_states - spent)
+            # Past the first turn the table is a hard one: bound the jokers the top needs.
+            search.use_bound = budget > _FIRST_SLICE
+            try:
+                plan = search.run()
+            except SearchBudgetExceeded:
+                continue
+            return plan, index == 1, sum(s.states for s in searches)
+        budget *= 2
+
+
+def _unbounded_finds_plan(tiles: list[Tile], rules: Rules) -> bool:
+    """The relaxed search alone, upwards and with no cut-off: the reference the tests hold
+    the bounded search to."""
+    slot = {color: index for index, color in enumerate(rules.colors)}
+    counts = [[0] * len(slot) for _ in range(_TOP + 2)]
+    jokers = 0
+    for tile in tiles:
+        if tile.color is None:
+            jokers += 1
+        else:
+            counts[tile.number][slot[tile.color]] += 1
+    return _Search(counts, jokers, len(slot), rules.group_max, bounds=False).run() is not None
+
+
+def _mirror(tiles: list[Tile]) -> list[Tile]:
+    """A set found on the mirrored table, back on the real one (runs read upwards again)."""
+    return [t if t.color is None else _tile(t.color, _TOP + 1 - t.number) for t in reversed(tiles)]
 
 
 class _Search:
@@ -110,8 +173,12 @@ class _Search:
     case where the relaxed answer leaves jokers that no set has room for.
     """
 
-    def __init__(self, counts, jokers, ncolors, group_max, exact=False, max_states=None):
+    def __init__(self, counts, jokers, ncolors, group_max, exact=False, max_states=None,
+                 bounds=True):
         self.max_states = max_states
+        # False: none of the cut-offs (joker bounds, dominated states), for tests to check
+        # that they never cut off a table that can be arranged.
+        self.bounds = bounds
         self.states = 0
         self.counts = counts
         self.jokers = jokers
@@ -119,16 +186,73 @@ class _Search:
         self.group_max = group_max
         self.exact = exact
         self.failed: dict = {}
+        # Lower bounds on the jokers the numbers from m up need (see _bound_jokers_needed).
+        self.need = [0] * (_TOP + 2)
+        # Set by the caller: a search that settles within its first slice skips the bound.
+        self.use_bound = False
+        self.bounded = False
+        # States for this turn and the caller's limit over all turns (_search_both_ways).
+        self.slice: int | None = None
+        self.hard_limit: int | None = None
         # After the last number holding tiles only open runs matter.
         last = 0
         for number in range(1, _TOP + 1):
             if any(counts[number]):
                 last = number
         self.last = last
+        # Per number and colour: the sorted counts of the colours from there on.
+        self.still_to_come = [[tuple(sorted(counts[n][c:])) for c in range(ncolors + 1)]
+                              for n in range(_TOP + 2)]
 
     def run(self):
         start = (0,) * (3 * self.ncolors)
+        if self.use_bound and self.bounds and not self.exact and not self.bounded:
+            self._bound_jokers_needed()
+        if max(self.need) > self.jokers:
+            return None  # the numbers from some m up need more jokers than there are
+        if self.slice is not None:
+            # This turn's states, after the bound's (see _search_both_ways).
+            self.max_states = self.states + self.slice
+            if self.hard_limit is not None:
+                self.max_states = min(self.max_states, self.hard_limit)
         return self._step(1, 0, start, (), 0)
+
+    def _bound_jokers_needed(self):
+        """`need[m]`: the fewest jokers the tiles from number m up need, however the runs
+        below reach into m; a state at m with fewer spare jokers is cut off at once.
+
+        Found by searching each such top part of the table from a start that lets every
+        colour bring runs of 3+ into m (as many as it can have: tiles at m-1 plus jokers),
+        which asks less than any real state does: the answer is a lower bound. Top parts
+        go from 13 down, each cut off by the bounds above it, and each is given a small
+        slice of states; one that needs more leaves its bound where it stands. Failed
+        states found on the way are facts about the rest of the table, so the main search
+        keeps them."""
+        self.bounded = True
+        caller_limit = self.hard_limit
+        saved = self.max_states
+        for number in range(self.last, 1, -1):
+            entering = tuple(x for c in range(self.ncolors)
+                             for x in (0, 0, self.counts[number - 1][c] + self.jokers))
+            need = self.jokers + 1
+            for spare in range(self.jokers + 1):
+                self.max_states = self.states + _BOUND_SLICE
+                if caller_limit is not None:
+                    self.max_states = min(self.max_states, caller_limit)
+                try:
+                    found = self._step(number, 0, entering, (), self.jokers - spare)
+                except SearchBudgetExceeded:
+                    need = spare
+                    break
+                if found is not None:
+                    need = spare
+                    break
+            self.need[number] = need
+            if need > self.jokers:
+                break  # no state reaches past here: the whole table fails
+        self.max_states = saved
+        if caller_limit is not None and self.states >= caller_limit:
+            raise SearchBudgetExceeded(caller_limit)
 
     def _step(self, number, color, runs, groups, used):
         """A list of choices from here to the end, or None. `runs` holds 3 counts per colour:
@@ -147,9 +271,11 @@ class _Search:
             key = (number, color, runs, tuple(sorted(groups)))
             if self.failed.get(key, 99) <= used:
                 return None
+            if color == 0 and self.bounds and self._dominated(number, runs, used):
+                return None
         spare = self.jokers - used
-        base = 3 * color
         counts = self.counts
+        base = 3 * color
         ahead = (counts[number + 1][color] if number < _TOP else -1,
                  counts[number + 2][color] if number < _TOP - 1 else -1)
         if self.exact:
@@ -157,11 +283,18 @@ class _Search:
         else:
             # A joker in front of a run is only needed when it cannot grow above 13.
             prefix_max = min(number - 1, spare, 2) if number >= _TOP - 2 else 0
+        still_to_come = self.still_to_come[number][color + 1]
         for b1, b2, b3, to_group, cost, choice in _colour_options(
                 runs[base], runs[base + 1], runs[base + 2], counts[number][color], spare,
                 prefix_max, ahead, not self.exact):
+            new_groups = groups + (to_group,)
+            if self.bounds and (to_group or any(groups)) and _group_jokers_needed(
+                    tuple(sorted(new_groups)), still_to_come, self.group_max) > spare - cost:
+                # The tiles sent to groups at this number cannot make groups, however
+                # many tiles of the colours still to decide join them.
+                continue
             new_runs = runs[:base] + (b1, b2, b3) + runs[base + 3:]
-            rest = self._step(number, color + 1, new_runs, groups + (to_group,), used + cost)
+            rest = self._step(number, color + 1, new_runs, new_groups, used + cost)
             if rest is not None:
                 rest.append((number, color, choice, to_group))
                 return rest
@@ -170,6 +303,24 @@ class _Search:
         else:
             self.failed[key] = min(used, self.failed.get(key, 99))
         return None
+
+    def _dominated(self, number, runs, used):
+        """Did a state one step freer than this one already fail at the start of `number`?
+
+        A 3+ run may close at once, so an extra one never hurts; and a longer run can do
+        all a shorter one can (both go on with the same tile). A state that failed fails
+        for every state it is freer than."""
+        failed = self.failed
+        for base in range(0, len(runs), 3):
+            a1, a2, a3 = runs[base:base + 3]
+            for freer in ((a1, a2, a3 + 1), (a1, a2 - 1, a3 + 1) if a2 else None,
+                          (a1 - 1, a2 + 1, a3) if a1 else None):
+                if freer is None:
+                    continue
+                other = runs[:base] + freer + runs[base + 3:]
+                if failed.get((number, 0, other, ()), 99) <= used:
+                    return True
+        return False
 
     def _close_number(self, number, runs, groups, used):
         """All colours at `number` are decided: form its groups, then go on to number+1."""
@@ -181,6 +332,8 @@ class _Search:
                 continue
             if number == _TOP or number >= self.last and not any(runs):
                 rest = self._finish(runs, used + group_jokers)
+            elif self.jokers - used - group_jokers < self.need[number + 1]:
+                rest = None  # the numbers above need more jokers than are left
             else:
                 rest = self._step(number + 1, 0, runs, (), used + group_jokers)
             if rest is not None:
@@ -288,6 +441,27 @@ def _groups_fit(sizes, jokers, group_max):
         if need <= jokers <= count * group_max - total:
             return count
     return None
+
+
+@cache
+def _group_jokers_needed(sizes, still_to_come, group_max):
+    """The fewest jokers that make groups of `sizes` (tiles per colour so far) when each
+    colour still to come adds 0 up to its count of tiles: a bound for cutting off early."""
+    best = None
+    options = [()]
+    for count in still_to_come:
+        options = [o + (k,) for o in options for k in range(count + 1)]
+    for added in options:
+        total_sizes = tuple(sorted(sizes + added))
+        for jokers in range(0, 3 * sum(total_sizes) + 1):
+            if best is not None and jokers >= best:
+                break
+            if _groups_fit(total_sizes, jokers, group_max) is not None:
+                best = jokers
+                break
+        if best == 0:
+            return 0
+    return best if best is not None else 99
 
 
 @cache

@@ -1,0 +1,157 @@
+"""The arrangement solver on provably unsolvable tables with jokers: `python -m bench.solver_bench`
+
+Tables: random draws of 49-86 tiles from the original box (1 or 2 of them jokers, copy
+counts within the box), seeded, kept when `referee.arrange` proves them impossible: the
+solver must then exhaust its search. Each table is timed once for our solver and once for
+`rummikub-solver` (PyPI, a MILP through cvxpy on scipy's HiGHS; the optional `bench`
+extra) when it is installed, and each table's ratio theirs/ours is printed: the goal is ours faster on every
+table. Both first run 30 tables of another seed untimed (start-up: our per-colour option
+caches, their model build). The other solver allows jokers left over ("free jokers"), so on a table where only
+the jokers have nowhere to go it finds an answer; such tables are counted apart.
+
+Times are also given as a ratio to a floor measured in the same run (bench.floor: JPEG
+decode + one pass of both models), since absolute times on a shared machine move 2-4x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import statistics
+import sys
+import time
+
+from referee import JOKER, arrange, edition
+from referee.tiles import Tile
+
+# Tables of another seed each solver runs untimed first.
+WARM_UP = 30
+
+
+def unsolvable_tables(seed: int, count: int, low: int = 49, high: int = 86,
+                      max_jokers: int = 2) -> list[list[Tile]]:
+    """`count` seeded random tables of `low`-`high` tiles, with 1 to `max_jokers` jokers,
+    that cannot be arranged; drawn from the original box so no tile has a third copy."""
+    rules = edition("original")
+    box = [t for t in rules.all_tiles() if not t.is_joker]
+    rng = random.Random(seed)
+    tables = []
+    while len(tables) < count:
+        size = rng.randint(low, high)
+        jokers = rng.randint(1, max_jokers)
+        tiles = rng.sample(box, size - jokers) + [JOKER] * jokers
+        rng.shuffle(tiles)
+        if arrange(tiles, rules) is None:
+            tables.append(tiles)
+    return tables
+
+
+def _once(fn, *args) -> tuple[float, object]:
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        result = fn(*args)
+        return time.perf_counter() - start, result
+    finally:
+        gc.enable()
+
+
+def _timed(fn, tiles, runs: int) -> tuple[float, object]:
+    """The median of `runs` runs (one by default): a shared CPU makes single runs noisy."""
+    results = [_once(fn, tiles) for _ in range(runs)]
+    return statistics.median(r[0] for r in results), results[0][1]
+
+
+def _their_solver():
+    """A function timing rummikub-solver on one table, or a string saying why not."""
+    try:
+        from rummikub_solver import RuleSet
+    except ImportError:
+        return "rummikub-solver not installed (pip install -e '.[bench]')"
+    rules = RuleSet()
+    by_name = {}
+    for tile in rules.tiles:
+        text = str(tile).strip("<>").split(" (")[0]  # "Blue 2", "Joker"
+        by_name[text] = tile
+    words = {"K": "Black", "R": "Red", "B": "Blue", "O": "Orange"}
+
+    def solve(tiles: list[Tile]):
+        state = rules.new_game()
+        state.add_table(*[by_name["Joker" if t.is_joker else f"{words[t.color.value]} {t.number}"]
+                          for t in tiles])
+        return rules.arrange_table(state)
+
+    return solve
+
+
+def _warm_up(solve, tables) -> None:
+    """Untimed runs before the timed ones: our solver's per-colour option tables (cached
+    as they are first met) and the other solver's model build are start-up costs."""
+    for tiles in tables:
+        solve(tiles)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=22, help="random seed (default 22)")
+    parser.add_argument("--count", type=int, default=300, help="tables (default 300)")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="runs per table and solver, the median counts (default 1)")
+    parser.add_argument("--no-compare", action="store_true", help="skip rummikub-solver")
+    parser.add_argument("--no-floor", action="store_true", help="skip the floor (no models)")
+    args = parser.parse_args(argv)
+    rules = edition("original")
+    floor_before = floor_note = None
+    if not args.no_floor:
+        from bench.floor import try_floor_ms
+
+        floor_before, floor_note = try_floor_ms()
+    tables = unsolvable_tables(args.seed, args.count)
+    warm = unsolvable_tables(args.seed + 1000, WARM_UP)
+    _warm_up(lambda tiles: arrange(tiles, rules), warm)
+    ours = []
+    for tiles in tables:
+        seconds, result = _timed(lambda t: arrange(t, rules), tiles, args.runs)
+        assert result is None, "a table drawn as unsolvable was arranged"
+        ours.append(seconds)
+    theirs = None if args.no_compare else _their_solver()
+    floor = None
+    if floor_before:
+        from bench.floor import try_floor_ms
+
+        floor = statistics.median([floor_before, try_floor_ms()[0]])
+
+    def ms(values):
+        return f"median {statistics.median(values) * 1e3:8.2f} ms  max {max(values) * 1e3:8.2f} ms"
+
+    sizes = [len(t) for t in tables]
+    timing = "one run" if args.runs == 1 else f"the median of {args.runs} runs"
+    print(f"solver bench: seed {args.seed}, {len(tables)} unsolvable tables of {min(sizes)}-"
+          f"{max(sizes)} tiles (1-2 jokers), {timing} each, python {sys.version.split()[0]}")
+    if floor:
+        print(f"{floor_note}: {floor:.1f} ms (median of before and after)")
+    print(f"ours (referee.arrange):  {ms(ours)}" + (
+        f"  (max {max(ours) * 1e3 / floor:.2f}x floor)" if floor else ""))
+    if isinstance(theirs, str) or theirs is None:
+        print(f"comparison skipped: {theirs or '--no-compare'}")
+        return 0
+    _warm_up(theirs, warm)
+    their_times, free_joker_answers = [], 0
+    for tiles in tables:
+        seconds, answer = _timed(theirs, tiles, args.runs)
+        their_times.append(seconds)
+        free_joker_answers += answer is not None
+    ratios = [t / o for t, o in zip(their_times, ours, strict=True)]
+    slower = sum(r < 1 for r in ratios)
+    print(f"rummikub-solver (MILP):  {ms(their_times)}")
+    print(f"ratio theirs/ours per table: min {min(ratios):.2f}x  median "
+          f"{statistics.median(ratios):.1f}x  max {max(ratios):.0f}x; ours slower on "
+          f"{slower} of {len(tables)}")
+    print(f"tables it answers with jokers left free (no answer under our rules): "
+          f"{free_joker_answers}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
