@@ -92,6 +92,19 @@ def _warm_up(solve, tables) -> None:
         solve(tiles)
 
 
+def meld_times(seed: int, sizes=(14, 20, 30), count: int = 30) -> list[tuple[int, list[float]]]:
+    """best_initial_meld on `count` seeded random racks of each size (from the whole box)."""
+    from referee.meld import best_initial_meld
+
+    box = edition("original").all_tiles()
+    rng = random.Random(seed)
+    rows = []
+    for size in sizes:
+        racks = [rng.sample(box, size) for _ in range(count)]
+        rows.append((size, [_once(best_initial_meld, rack)[0] for rack in racks]))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=22, help="random seed (default 22)")
@@ -133,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{floor_note}: {floor:.1f} ms (median of before and after)")
     print(f"ours (referee.arrange):  {ms(ours)}" + (
         f"  (max {max(ours) * 1e3 / floor:.2f}x floor)" if floor else ""))
+    for size, seconds in meld_times(args.seed):
+        print(f"best_initial_meld, {len(seconds)} random racks of {size} tiles: {ms(seconds)}")
     if isinstance(theirs, str) or theirs is None:
         print(f"comparison skipped: {theirs or '--no-compare'}")
         return 0
