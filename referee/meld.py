@@ -124,12 +124,16 @@ def _add(by_tile, candidate):
 
 class _Search:
     """Best value of what is left, remembered per state: the tiles still unplaced (from the
-    lowest on) and the spare jokers. Sets already laid matter only through those."""
+    lowest on) and the spare jokers. Sets already laid matter only through those. Tiles
+    are numbered by sort order so a state is a short tuple of counts."""
 
     def __init__(self, have, jokers, candidates, max_states):
         self.order = sorted(have)
-        self.have = have
-        self.candidates = candidates
+        place = {tile: i for i, tile in enumerate(self.order)}
+        self.left = [have[t] for t in self.order]
+        # Per tile: (places of the set's real tiles, jokers, value, the candidate).
+        self.options = [[(tuple(place[t] for t in c.reals), c.jokers, c.value, c)
+                         for c in candidates[tile]] for tile in self.order]
         self.jokers = jokers
         self.max_states = max_states
         self.states = 0
@@ -138,57 +142,60 @@ class _Search:
         self.best_sets: list[_Candidate] = []
 
     def run(self) -> None:
-        left = Counter(self.have)
-        self.best = self._step(0, left, self.jokers)
+        left = self.left
+        self.best = self._step(0, self.jokers)
         # Replay the remembered choices to name the sets.
         index, jokers = 0, self.jokers
         while True:
-            key, index = self._key(index, left, jokers)
-            if index == len(self.order):
+            key, index = self._key(index, jokers)
+            if index == len(left):
                 break
             choice = self.memo[key][1]
             if choice is None:
                 # This tile's remaining copies stay on the rack.
-                left[self.order[index]] = 0
+                left[index] = 0
                 continue
-            for t in choice.reals:
-                left[t] -= 1
-            jokers -= choice.jokers
-            self.best_sets.append(choice)
+            slots, spent, _, candidate = choice
+            for i in slots:
+                left[i] -= 1
+            jokers -= spent
+            self.best_sets.append(candidate)
 
-    def _key(self, index, left, jokers):
-        while index < len(self.order) and not left[self.order[index]]:
+    def _key(self, index, jokers):
+        left = self.left
+        while index < len(left) and not left[index]:
             index += 1
-        return (index, tuple(left[t] for t in self.order[index:]), jokers), index
+        return (index, tuple(left[index:]), jokers), index
 
-    def _step(self, index, left, jokers):
+    def _step(self, index, jokers):
         """The most points the tiles from `index` on and `jokers` can still lay."""
-        key, index = self._key(index, left, jokers)
+        key, index = self._key(index, jokers)
         known = self.memo.get(key)
         if known is not None:
             return known[0]
         self.states += 1
         if self.max_states is not None and self.states > self.max_states:
             raise SearchBudgetExceeded(self.max_states)
-        if index == len(self.order):
+        left = self.left
+        if index == len(left):
             self.memo[key] = (0, None)
             return 0
-        tile = self.order[index]
         # Every remaining copy of this tile stays on the rack...
-        count = left[tile]
-        left[tile] = 0
-        best, best_choice = self._step(index + 1, left, jokers), None
-        left[tile] = count
+        count = left[index]
+        left[index] = 0
+        best, best_choice = self._step(index + 1, jokers), None
+        left[index] = count
         # ...or one copy goes in a set that holds it (further copies: the next call).
-        for candidate in self.candidates[tile]:
-            if candidate.jokers > jokers or any(left[t] < 1 for t in candidate.reals):
+        for option in self.options[index]:
+            slots, spent, value, _ = option
+            if spent > jokers or not all(left[i] for i in slots):
                 continue
-            for t in candidate.reals:
-                left[t] -= 1
-            value = candidate.value + self._step(index, left, jokers - candidate.jokers)
-            for t in candidate.reals:
-                left[t] += 1
+            for i in slots:
+                left[i] -= 1
+            value += self._step(index, jokers - spent)
+            for i in slots:
+                left[i] += 1
             if value > best:
-                best, best_choice = value, candidate
+                best, best_choice = value, option
         self.memo[key] = (best, best_choice)
         return best
