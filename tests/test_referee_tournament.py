@@ -60,11 +60,12 @@ def test_a_format_survives_json():
 
 def test_a_bad_format_names_every_problem():
     data = CLUB.to_dict() | {"players_per_table": 3, "rounds": 0, "tie_breaks": ["luck"],
-                             "place_points": [0, 1, 2, 4]}
+                             "place_points": [0, 1, 2, 4], "edition": "poker"}
     with pytest.raises(ValueError) as error:
         Format.from_dict(data)
     text = str(error.value)
-    for part in ("players_per_table", "rounds", "unknown 'luck'", "a better place"):
+    for part in ("players_per_table", "rounds", "unknown 'luck'", "a better place",
+                 "edition: one of original"):
         assert part in text
     with pytest.raises(ValueError, match="unknown format key 'colour'"):
         Format.from_dict({"colour": 1})

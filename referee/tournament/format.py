@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from referee.editions import EDITIONS
+
 __all__ = ["Format", "Finals", "FORMATS", "tournament_format", "TIE_BREAKS"]
 
 SEATINGS = ("standings", "drawn")
@@ -24,8 +26,8 @@ TIE_BREAKS = ("final-round-board", "final-round-result", "points", "wins", "head
 class Finals:
     """After the qualifying rounds: the top `size` (0 = no finals, 4 = a final table,
     8 = two semi-final tables seeded 1,3,5,7 and 2,4,6,8 whose best `advance` go on to the
-    final table). A table plays `games` games summed, or until someone has `wins_needed`
-    game wins (0 = a fixed number of games)."""
+    final table). Semi-finals play `games` games summed; the final table plays until
+    someone has `wins_needed` game wins, or `games` games when that is 0."""
 
     size: int = 0
     advance: int = 2
@@ -109,6 +111,8 @@ class Format:
                          f"known: {', '.join(TIE_BREAKS)}")
         if len(set(self.tie_breaks)) != len(self.tie_breaks):
             found.append("tie_breaks: each tie-break once")
+        if self.edition not in EDITIONS:
+            found.append(f"edition: one of {', '.join(EDITIONS)}, not {self.edition!r}")
         if isinstance(self.finals, Finals):
             found.extend(self.finals.problems())
         else:
