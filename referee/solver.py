@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from referee.editions import DEFAULT_RULES, Rules
-from referee.solver_options import _colour_options, _group_jokers_needed, _groups_fit
+from referee.solver_options import _groups_fit, _options_with_groups
 from referee.tiles import JOKER, Tile, parse_tiles
 
 __all__ = ["SearchBudgetExceeded", "TooManyTiles", "arrange", "check_box_holds"]
@@ -195,6 +195,8 @@ class _Search:
         self.group_max = group_max
         self.exact = exact
         self.failed: dict = {}
+        # This table's options per (number, colour, its runs, spare jokers, groups so far).
+        self.options: dict = {}
         # Lower bounds on the jokers the numbers from m up need (see _bound_jokers_needed).
         self.need = [0] * (_TOP + 2)
         # Set by the caller: a search that settles within its first slice skips the bound.
@@ -272,37 +274,26 @@ class _Search:
         self.states += 1
         if self.max_states is not None and self.states > self.max_states:
             raise SearchBudgetExceeded(self.max_states)
+        # `groups` is kept sorted: which colour sent how many does not matter to groups.
         if self.exact:
-            key = (number, color, runs, tuple(sorted(groups)), used)
+            key = (number, color, runs, groups, used)
             if key in self.failed:
                 return None
         else:
-            key = (number, color, runs, tuple(sorted(groups)))
+            key = (number, color, runs, groups)
             if self.failed.get(key, 99) <= used:
                 return None
             if color == 0 and self.bounds and self._dominated(number, runs, used):
                 return None
-        spare = self.jokers - used
-        counts = self.counts
         base = 3 * color
-        ahead = (counts[number + 1][color] if number < _TOP else -1,
-                 counts[number + 2][color] if number < _TOP - 1 else -1)
-        if self.exact:
-            prefix_max = min(number - 1, spare)
-        else:
-            # A joker in front of a run is only needed when it cannot grow above 13.
-            prefix_max = min(number - 1, spare, 2) if number >= _TOP - 2 else 0
-        still_to_come = self.still_to_come[number][color + 1]
-        for b1, b2, b3, to_group, cost, choice in _colour_options(
-                runs[base], runs[base + 1], runs[base + 2], counts[number][color], spare,
-                prefix_max, ahead, not self.exact):
-            new_groups = groups + (to_group,)
-            if self.bounds and (to_group or any(groups)) and _group_jokers_needed(
-                    tuple(sorted(new_groups)), still_to_come, self.group_max) > spare - cost:
-                # The tiles sent to groups at this number cannot make groups, however
-                # many tiles of the colours still to decide join them.
-                continue
-            new_runs = runs[:base] + (b1, b2, b3) + runs[base + 3:]
+        spare = self.jokers - used
+        options_key = (number, color, runs[base], runs[base + 1], runs[base + 2], spare, groups)
+        options = self.options.get(options_key)
+        if options is None:
+            options = self.options[options_key] = self._options(number, color, runs, groups,
+                                                                spare)
+        for b, new_groups, cost, choice, to_group in options:
+            new_runs = runs[:base] + b + runs[base + 3:]
             rest = self._step(number, color + 1, new_runs, new_groups, used + cost)
             if rest is not None:
                 rest.append((number, color, choice, to_group))
@@ -312,6 +303,22 @@ class _Search:
         else:
             self.failed[key] = min(used, self.failed.get(key, 99))
         return None
+
+    def _options(self, number, color, runs, groups, spare):
+        """This colour's options at this number (see _colour_options)."""
+        counts = self.counts
+        base = 3 * color
+        ahead = (counts[number + 1][color] if number < _TOP else -1,
+                 counts[number + 2][color] if number < _TOP - 1 else -1)
+        if self.exact:
+            prefix_max = min(number - 1, spare)
+        else:
+            # A joker in front of a run is only needed when it cannot grow above 13.
+            prefix_max = min(number - 1, spare, 2) if number >= _TOP - 2 else 0
+        return _options_with_groups(
+            runs[base], runs[base + 1], runs[base + 2], counts[number][color], spare,
+            prefix_max, ahead, not self.exact, groups,
+            self.still_to_come[number][color + 1] if self.bounds else None, self.group_max)
 
     def _dominated(self, number, runs, used):
         """Did a state one step freer than this one already fail at the start of `number`?

@@ -117,3 +117,21 @@ def _group_jokers_needed(sizes, still_to_come, group_max):
         if best == 0:
             return 0
     return best if best is not None else 99
+
+
+@cache
+def _options_with_groups(a1, a2, a3, tiles_here, spare, prefix_max, ahead, relaxed, groups,
+                         still_to_come, group_max):
+    """_colour_options with the groups so far (a sorted tuple) carried on, less the options
+    whose tiles sent to groups cannot form groups however the colours still to decide
+    (`still_to_come`, their sorted counts; None: no cut-off) join them. Each option: new
+    (b1, b2, b3), new groups, jokers spent, the choice, tiles to groups."""
+    kept = []
+    for b1, b2, b3, to_group, cost, choice in _colour_options(
+            a1, a2, a3, tiles_here, spare, prefix_max, ahead, relaxed):
+        new_groups = tuple(sorted(groups + (to_group,)))
+        if still_to_come is not None and any(new_groups) and _group_jokers_needed(
+                new_groups, still_to_come, group_max) > spare - cost:
+            continue
+        kept.append(((b1, b2, b3), new_groups, cost, choice, to_group))
+    return tuple(kept)
