@@ -4,7 +4,7 @@ hundred arguments recur across every table."""
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 _TOP = 13
 
@@ -119,7 +119,9 @@ def _group_jokers_needed(sizes, still_to_come, group_max):
     return best if best is not None else 99
 
 
-@cache
+# Bounded: with the groups so far in the key there are tens of thousands of these (about
+# 13 MB after 100 bench tables), and a server runs for weeks.
+@lru_cache(maxsize=1 << 16)
 def _options_with_groups(a1, a2, a3, tiles_here, spare, prefix_max, ahead, relaxed, groups,
                          still_to_come, group_max):
     """_colour_options with the groups so far (a sorted tuple) carried on, less the options
