@@ -2,12 +2,13 @@
 
 Tables: random draws of 49-86 tiles from the original box (1 or 2 of them jokers, copy
 counts within the box), seeded, kept when `referee.arrange` proves them impossible: the
-solver must then exhaust its search. Each table is timed once for our solver and once for
-`rummikub-solver` (PyPI, a MILP through cvxpy on scipy's HiGHS; the optional `bench`
-extra) when it is installed, and each table's ratio theirs/ours is printed: the goal is ours faster on every
-table. Both first run 30 tables of another seed untimed (start-up: our per-colour option
-caches, their model build). The other solver allows jokers left over ("free jokers"), so on a table where only
-the jokers have nowhere to go it finds an answer; such tables are counted apart.
+solver must then exhaust its search. Each table is timed for our solver and, right after
+it, for `rummikub-solver` (PyPI, a MILP through cvxpy on scipy's HiGHS; the optional
+`bench` extra) when it is installed, once each or the median of `--runs`; the ratio
+theirs/ours per table is the figure: the goal is ours faster on every table. Both first
+run 30 tables of another seed untimed (start-up: our per-colour option caches, their
+model build). The other solver allows jokers left over ("free jokers"), so on a table
+where only the jokers have nowhere to go it finds an answer; such tables are counted apart.
 
 Times are also given as a ratio to a floor measured in the same run (bench.floor: JPEG
 decode + one pass of both models), since absolute times on a shared machine move 2-4x.
@@ -55,12 +56,6 @@ def _once(fn, *args) -> tuple[float, object]:
         return time.perf_counter() - start, result
     finally:
         gc.enable()
-
-
-def _timed(fn, tiles, runs: int) -> tuple[float, object]:
-    """The median of `runs` runs (one by default): a shared CPU makes single runs noisy."""
-    results = [_once(fn, tiles) for _ in range(runs)]
-    return statistics.median(r[0] for r in results), results[0][1]
 
 
 def _their_solver():
@@ -123,12 +118,26 @@ def main(argv: list[str] | None = None) -> int:
     tables = unsolvable_tables(args.seed, args.count)
     warm = unsolvable_tables(args.seed + 1000, WARM_UP)
     _warm_up(lambda tiles: arrange(tiles, rules), warm)
-    ours = []
-    for tiles in tables:
-        seconds, result = _timed(lambda t: arrange(t, rules), tiles, args.runs)
-        assert result is None, "a table drawn as unsolvable was arranged"
-        ours.append(seconds)
     theirs = None if args.no_compare else _their_solver()
+    compare = callable(theirs)
+    if compare:
+        _warm_up(theirs, warm)
+    # Per table, ours and theirs back to back (run by run), so both meet the same load on
+    # the shared machine; a whole pass of one and then of the other did not.
+    ours, their_times, free_joker_answers = [], [], 0
+    for tiles in tables:
+        our_runs, their_runs = [], []
+        for _ in range(args.runs):
+            seconds, result = _once(arrange, tiles, rules)
+            assert result is None, "a table drawn as unsolvable was arranged"
+            our_runs.append(seconds)
+            if compare:
+                seconds, answer = _once(theirs, tiles)
+                their_runs.append(seconds)
+        ours.append(statistics.median(our_runs))
+        if compare:
+            their_times.append(statistics.median(their_runs))
+            free_joker_answers += answer is not None
     floor = None
     if floor_before:
         from bench.floor import try_floor_ms
@@ -148,15 +157,9 @@ def main(argv: list[str] | None = None) -> int:
         f"  (max {max(ours) * 1e3 / floor:.2f}x floor)" if floor else ""))
     for size, seconds in meld_times(args.seed):
         print(f"best_initial_meld, {len(seconds)} random racks of {size} tiles: {ms(seconds)}")
-    if isinstance(theirs, str) or theirs is None:
+    if not compare:
         print(f"comparison skipped: {theirs or '--no-compare'}")
         return 0
-    _warm_up(theirs, warm)
-    their_times, free_joker_answers = [], 0
-    for tiles in tables:
-        seconds, answer = _timed(theirs, tiles, args.runs)
-        their_times.append(seconds)
-        free_joker_answers += answer is not None
     ratios = [t / o for t, o in zip(their_times, ours, strict=True)]
     slower = sum(r < 1 for r in ratios)
     print(f"rummikub-solver (MILP):  {ms(their_times)}")
@@ -166,7 +169,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tables it answers with jokers left free (no answer under our rules): "
           f"{free_joker_answers}")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,8 +14,8 @@ spent is never worse, which merges many states), then puts spare jokers into set
 room; only if no set has room does it search again placing every joker itself.
 
 Proving a table impossible means exhausting the search, so three cut-offs keep it short
-(docs/tournament-rules.md has the bench): a table that does not settle within a few hundred
-states is searched downwards from 13 as well, in turns (trouble in the high numbers is met
+(docs/tournament-rules.md has the bench): a table that does not settle within 250 states
+is searched downwards from 13 as well, in turns (trouble in the high numbers is met
 first that way); each top part of the table gets a lower bound on the jokers it needs,
 whatever runs reach into it from below; and a state is dropped when one freer than it (an
 extra run of 3+, or a run one tile longer) already failed, or when the tiles sent to groups
@@ -117,7 +117,9 @@ def arrange(tiles: Iterable[Tile] | str, rules: Rules | None = None, *,
 # States each top part of the table may take to bound the jokers it needs.
 _BOUND_SLICE = 200
 # The first slice of search states each direction gets before the other direction's turn.
-_FIRST_SLICE = 500
+_FIRST_SLICE = 250
+# From which turn (its slice this many times the first) the bounds are computed.
+_BOUND_AFTER = 4
 
 
 def _search_both_ways(counts, jokers, ncolors, group_max, max_states):
@@ -145,7 +147,7 @@ def _search_both_ways(counts, jokers, ncolors, group_max, max_states):
             search.hard_limit = None if max_states is None else search.states + (
                 max_states - spent)
             # Past the first turn the table is a hard one: bound the jokers the top needs.
-            search.use_bound = budget > _FIRST_SLICE
+            search.use_bound = budget >= _FIRST_SLICE * _BOUND_AFTER
             try:
                 plan = search.run()
             except SearchBudgetExceeded:

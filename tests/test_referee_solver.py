@@ -217,13 +217,14 @@ def medium_tables(draw):
 def test_the_bounds_never_cut_off_a_table_that_can_be_arranged(tiles):
     import referee.solver as solver
 
-    # Bounds from the first state on (normally only once a table proves hard).
-    first_slice = solver._FIRST_SLICE
-    solver._FIRST_SLICE = 1
+    # Both directions and the bounds from the first state on (normally only once a table
+    # proves hard).
+    first_slice, bound_after = solver._FIRST_SLICE, solver._BOUND_AFTER
+    solver._FIRST_SLICE, solver._BOUND_AFTER = 1, 1
     try:
         bounded = arrange(tiles)
     finally:
-        solver._FIRST_SLICE = first_slice
+        solver._FIRST_SLICE, solver._BOUND_AFTER = first_slice, bound_after
     assert (bounded is not None) == solver._unbounded_finds_plan(tiles, ORIGINAL)
     if bounded is not None:
         assert_is_arrangement_of(bounded, tiles)
