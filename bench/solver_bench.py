@@ -100,6 +100,30 @@ def meld_times(seed: int, sizes=(14, 20, 30), count: int = 30) -> list[tuple[int
     return rows
 
 
+def search_states(tables) -> list[int]:
+    """Search states each table costs (both directions and the bounds' states together):
+    unlike times, the same on any machine, so settings can be compared exactly."""
+    import referee.solver as solver
+
+    made = []
+    plain_init = solver._Search.__init__
+
+    def counting_init(self, *args, **kwargs):
+        plain_init(self, *args, **kwargs)
+        made.append(self)
+
+    solver._Search.__init__ = counting_init
+    try:
+        per_table = []
+        for tiles in tables:
+            made.clear()
+            arrange(tiles)
+            per_table.append(sum(search.states for search in made))
+        return per_table
+    finally:
+        solver._Search.__init__ = plain_init
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=22, help="random seed (default 22)")
@@ -108,8 +132,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="runs per table and solver, the median counts (default 1)")
     parser.add_argument("--no-compare", action="store_true", help="skip rummikub-solver")
     parser.add_argument("--no-floor", action="store_true", help="skip the floor (no models)")
+    parser.add_argument("--states", action="store_true",
+                        help="only count search states per table (worst 4 and the sum)")
     args = parser.parse_args(argv)
     rules = edition("original")
+    if args.states:
+        per_table = sorted(search_states(unsolvable_tables(args.seed, args.count)))
+        print(f"seed {args.seed}: search states, worst 4 {per_table[-4:]}, sum {sum(per_table)}")
+        return 0
     floor_before = floor_note = None
     if not args.no_floor:
         from bench.floor import try_floor_ms
