@@ -48,6 +48,10 @@ class Rules:
     empty_turn_draw: int = 1
     rack_joker_penalty: int = 25
     pool_empty_scoring: str = "difference"
+    # A loser who never made the initial meld pays this instead of the rack (0: the rack,
+    # as for anyone), and the second when the rack held a valid initial meld (MSO: 100/200).
+    no_meld_penalty: int = 0
+    no_meld_penalty_if_meld_possible: int = 0
 
     def __post_init__(self) -> None:
         colors = tuple(c if isinstance(c, Color) else Color.from_code(str(c)) for c in self.colors)
@@ -56,7 +60,8 @@ class Rules:
             raise ValueError(f"colors: 3 to 5 different colour slots, not {self.colors!r}")
         for name in ("copies", "jokers", "initial_meld_minimum", "timeout_draw",
                      "timeout_draw_when_valid", "invalid_table_draw", "empty_turn_draw",
-                     "rack_joker_penalty"):
+                     "rack_joker_penalty", "no_meld_penalty",
+                     "no_meld_penalty_if_meld_possible"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name}: a whole number 0 or more, not {value!r}")
@@ -146,6 +151,14 @@ EDITIONS: dict[str, Rules] = {
     "six-player": Rules(name="six-player", copies=3, jokers=4),
     # Dutch how-to and tournaments: the initial-meld turn may not touch table sets.
     "tournament": Rules(name="tournament", table_play_in_initial_meld=False),
+    # World Rummikub Championship: 1 minute a turn; on timeout the table is restored and
+    # the player draws 3.
+    "world-championship": Rules(name="world-championship", table_play_in_initial_meld=False,
+                                turn_seconds=60.0, timeout_penalty="restore-table"),
+    # Mind Sports Olympiad: a rack joker costs 50; never melding costs 100, or 200 when
+    # the rack held a valid initial meld.
+    "mso": Rules(name="mso", rack_joker_penalty=50, no_meld_penalty=100,
+                 no_meld_penalty_if_meld_possible=200),
 }
 DEFAULT_RULES = EDITIONS["original"]
 

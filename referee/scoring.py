@@ -13,9 +13,21 @@ from referee.tiles import Tile
 __all__ = ["rack_penalty", "RoundResult", "score_round", "ScoreSheet"]
 
 
-def rack_penalty(tiles: Iterable[Tile], rules: Rules | None = None) -> int:
-    """What the tiles left on a rack cost: their numbers, a joker 25 or 30 by edition."""
+def rack_penalty(tiles: Iterable[Tile], rules: Rules | None = None, *,
+                 melded: bool = True) -> int:
+    """What the tiles left on a rack cost: their numbers, a joker 25, 30 or 50 by edition.
+
+    `melded=False` (the player never made the initial meld): editions with a no-meld
+    penalty charge it instead, the higher one when the rack held a valid initial meld.
+    """
     rules = rules or DEFAULT_RULES
+    tiles = list(tiles)
+    if not melded and rules.no_meld_penalty:
+        # Imported here: the meld search imports the solver, which scoring need not load.
+        from referee.meld import best_initial_meld
+
+        could = rules.no_meld_penalty_if_meld_possible and best_initial_meld(tiles, rules).reaches
+        return rules.no_meld_penalty_if_meld_possible if could else rules.no_meld_penalty
     return sum(rules.rack_joker_penalty if t.is_joker else t.number for t in tiles)
 
 
@@ -30,18 +42,26 @@ class RoundResult:
 
 
 def score_round(racks: Mapping[str, Sequence[Tile]], winner: str | None,
-                rules: Rules | None = None) -> RoundResult:
+                rules: Rules | None = None, *, never_melded: Iterable[str] = ()) -> RoundResult:
     """Score a round from every player's rack at its end.
 
     With a winner (who laid their last tile), each loser scores minus their rack and the
     winner the sum. With `winner=None` the pool ran out: the lowest rack total wins; losers
     pay the difference to it (or their full total, per edition) and the winner collects.
     Equal lowest totals mean no winner: everyone still pays, nobody collects.
+    Players in `never_melded` pay the edition's no-meld penalty where it has one.
     """
     rules = rules or DEFAULT_RULES
     if not racks:
         raise ValueError("a round needs at least one player")
-    totals = {name: rack_penalty(tiles, rules) for name, tiles in racks.items()}
+    never_melded = set(never_melded)
+    strangers = sorted(never_melded - set(racks))
+    if strangers:
+        raise ValueError(f"never_melded names {', '.join(strangers)}, who did not play")
+    if winner is not None and winner in never_melded:
+        raise ValueError(f"winner {winner!r} laid every tile, so made the initial meld")
+    totals = {name: rack_penalty(tiles, rules, melded=name not in never_melded)
+              for name, tiles in racks.items()}
     if winner is not None:
         if winner not in racks:
             raise ValueError(f"winner {winner!r} is not one of the players: {', '.join(racks)}")

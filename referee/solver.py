@@ -12,6 +12,14 @@ real tile, optionally preceded by jokers (needed when it ends at 13), and any jo
 that fills a number inside or above it. The search first lets jokers be left over (fewer
 spent is never worse, which merges many states), then puts spare jokers into sets with
 room; only if no set has room does it search again placing every joker itself.
+
+Proving a table impossible means exhausting the search, so three cut-offs keep it short
+(docs/tournament-rules.md has the bench): a table that does not settle within 250 states
+is searched downwards from 13 as well, in turns (trouble in the high numbers is met
+first that way); each top part of the table gets a lower bound on the jokers it needs,
+whatever runs reach into it from below; and a state is dropped when one freer than it (an
+extra run of 3+, or a run one tile longer) already failed, or when the tiles sent to groups
+at a number cannot form groups.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from referee.editions import DEFAULT_RULES, Rules
+from referee.solver_options import _groups_fit, _options_with_groups
 from referee.tiles import JOKER, Tile, parse_tiles
 
 __all__ = ["SearchBudgetExceeded", "TooManyTiles", "arrange", "check_box_holds"]
@@ -87,18 +96,83 @@ def arrange(tiles: Iterable[Tile] | str, rules: Rules | None = None, *,
             counts[tile.number][slot[tile.color]] += 1
     if jokers == len(tiles) or jokers > rules.jokers:
         return None
-    search = _Search(counts, jokers, ncolors, rules.group_max, max_states=max_states)
-    plan = search.run()
+    plan, mirrored, spent = _search_both_ways(counts, jokers, ncolors, rules.group_max,
+                                              max_states)
     if plan is None:
         return None
-    sets = _build(plan, jokers, colors, rules.group_max)
+    if mirrored:
+        sets = _build(plan, jokers, colors, rules.group_max)
+        sets = None if sets is None else sorted((_mirror(s) for s in sets), key=_set_order)
+    else:
+        sets = _build(plan, jokers, colors, rules.group_max)
     if sets is None:
         # Jokers were left over and every set was full: let the search place them itself.
-        left = None if max_states is None else max(max_states - search.states, 1)
+        left = None if max_states is None else max(max_states - spent, 1)
         plan = _Search(counts, jokers, ncolors, rules.group_max, exact=True,
                        max_states=left).run()
         sets = None if plan is None else _build(plan, jokers, colors, rules.group_max)
     return sets
+
+
+# States each top part of the table may take to bound the jokers it needs.
+_BOUND_SLICE = 200
+# The first slice of search states each direction gets before the other direction's turn.
+_FIRST_SLICE = 250
+# From which turn (its slice this many times the first) the bounds are computed.
+_BOUND_AFTER = 4
+
+
+def _search_both_ways(counts, jokers, ncolors, group_max, max_states):
+    """Search upwards from 1 and, in turns, downwards from 13 (the tiles mirrored: n -> 14-n),
+    each turn with twice the states of the one before; the first to settle answers.
+
+    Runs and groups look the same mirrored, so both searches answer the same question. But
+    a table whose trouble lies in its high numbers is proved impossible only after the
+    upward search has tried every way to lay the low ones, while the downward search meets
+    it first (and the other way round). A search that stops at its slice keeps every failed
+    state it remembered, so a later turn repeats no work; at worst the two cost about three
+    times the faster one. Returns (plan, mirrored, states spent)."""
+    mirrored_counts = [[0] * ncolors] + [counts[_TOP + 1 - n] for n in range(1, _TOP + 1)] + [
+        [0] * ncolors]
+    searches = [_Search(counts, jokers, ncolors, group_max),
+                _Search(mirrored_counts, jokers, ncolors, group_max)]
+    budget = _FIRST_SLICE
+    while True:
+        for index, search in enumerate(searches):
+            spent = sum(s.states for s in searches)
+            limit = budget if max_states is None else min(budget, max_states - spent)
+            if limit <= 0:
+                raise SearchBudgetExceeded(max_states)
+            search.slice = limit
+            search.hard_limit = None if max_states is None else search.states + (
+                max_states - spent)
+            # Past the first turn the table is a hard one: bound the jokers the top needs.
+            search.use_bound = budget >= _FIRST_SLICE * _BOUND_AFTER
+            try:
+                plan = search.run()
+            except SearchBudgetExceeded:
+                continue
+            return plan, index == 1, sum(s.states for s in searches)
+        budget *= 2
+
+
+def _unbounded_finds_plan(tiles: list[Tile], rules: Rules) -> bool:
+    """The relaxed search alone, upwards and with no cut-off: the reference the tests hold
+    the bounded search to."""
+    slot = {color: index for index, color in enumerate(rules.colors)}
+    counts = [[0] * len(slot) for _ in range(_TOP + 2)]
+    jokers = 0
+    for tile in tiles:
+        if tile.color is None:
+            jokers += 1
+        else:
+            counts[tile.number][slot[tile.color]] += 1
+    return _Search(counts, jokers, len(slot), rules.group_max, bounds=False).run() is not None
+
+
+def _mirror(tiles: list[Tile]) -> list[Tile]:
+    """A set found on the mirrored table, back on the real one (runs read upwards again)."""
+    return [t if t.color is None else _tile(t.color, _TOP + 1 - t.number) for t in reversed(tiles)]
 
 
 class _Search:
@@ -110,8 +184,12 @@ class _Search:
     case where the relaxed answer leaves jokers that no set has room for.
     """
 
-    def __init__(self, counts, jokers, ncolors, group_max, exact=False, max_states=None):
+    def __init__(self, counts, jokers, ncolors, group_max, exact=False, max_states=None,
+                 bounds=True):
         self.max_states = max_states
+        # False: none of the cut-offs (joker bounds, dominated states), for tests to check
+        # that they never cut off a table that can be arranged.
+        self.bounds = bounds
         self.states = 0
         self.counts = counts
         self.jokers = jokers
@@ -119,16 +197,75 @@ class _Search:
         self.group_max = group_max
         self.exact = exact
         self.failed: dict = {}
+        # This table's options per (number, colour, its runs, spare jokers, groups so far).
+        self.options: dict = {}
+        # Lower bounds on the jokers the numbers from m up need (see _bound_jokers_needed).
+        self.need = [0] * (_TOP + 2)
+        # Set by the caller: a search that settles within its first slice skips the bound.
+        self.use_bound = False
+        self.bounded = False
+        # States for this turn and the caller's limit over all turns (_search_both_ways).
+        self.slice: int | None = None
+        self.hard_limit: int | None = None
         # After the last number holding tiles only open runs matter.
         last = 0
         for number in range(1, _TOP + 1):
             if any(counts[number]):
                 last = number
         self.last = last
+        # Per number and colour: the sorted counts of the colours from there on.
+        self.still_to_come = [[tuple(sorted(counts[n][c:])) for c in range(ncolors + 1)]
+                              for n in range(_TOP + 2)]
 
     def run(self):
         start = (0,) * (3 * self.ncolors)
+        if self.use_bound and self.bounds and not self.exact and not self.bounded:
+            self._bound_jokers_needed()
+        if max(self.need) > self.jokers:
+            return None  # the numbers from some m up need more jokers than there are
+        if self.slice is not None:
+            # This turn's states, after the bound's (see _search_both_ways).
+            self.max_states = self.states + self.slice
+            if self.hard_limit is not None:
+                self.max_states = min(self.max_states, self.hard_limit)
         return self._step(1, 0, start, (), 0)
+
+    def _bound_jokers_needed(self):
+        """`need[m]`: the fewest jokers the tiles from number m up need, however the runs
+        below reach into m; a state at m with fewer spare jokers is cut off at once.
+
+        Found by searching each such top part of the table from a start that lets every
+        colour bring runs of 3+ into m (as many as it can have: tiles at m-1 plus jokers),
+        which asks less than any real state does: the answer is a lower bound. Top parts
+        go from 13 down, each cut off by the bounds above it, and each is given a small
+        slice of states; one that needs more leaves its bound where it stands. Failed
+        states found on the way are facts about the rest of the table, so the main search
+        keeps them."""
+        self.bounded = True
+        caller_limit = self.hard_limit
+        saved = self.max_states
+        for number in range(self.last, 1, -1):
+            entering = tuple(x for c in range(self.ncolors)
+                             for x in (0, 0, self.counts[number - 1][c] + self.jokers))
+            need = self.jokers + 1
+            for spare in range(self.jokers + 1):
+                self.max_states = self.states + _BOUND_SLICE
+                if caller_limit is not None:
+                    self.max_states = min(self.max_states, caller_limit)
+                try:
+                    found = self._step(number, 0, entering, (), self.jokers - spare)
+                except SearchBudgetExceeded:
+                    need = spare
+                    break
+                if found is not None:
+                    need = spare
+                    break
+            self.need[number] = need
+            if need > self.jokers:
+                break  # no state reaches past here: the whole table fails
+        self.max_states = saved
+        if caller_limit is not None and self.states >= caller_limit:
+            raise SearchBudgetExceeded(caller_limit)
 
     def _step(self, number, color, runs, groups, used):
         """A list of choices from here to the end, or None. `runs` holds 3 counts per colour:
@@ -139,29 +276,27 @@ class _Search:
         self.states += 1
         if self.max_states is not None and self.states > self.max_states:
             raise SearchBudgetExceeded(self.max_states)
+        # `groups` is kept sorted: which colour sent how many does not matter to groups.
         if self.exact:
-            key = (number, color, runs, tuple(sorted(groups)), used)
+            key = (number, color, runs, groups, used)
             if key in self.failed:
                 return None
         else:
-            key = (number, color, runs, tuple(sorted(groups)))
+            key = (number, color, runs, groups)
             if self.failed.get(key, 99) <= used:
                 return None
-        spare = self.jokers - used
+            if color == 0 and self.bounds and self._dominated(number, runs, used):
+                return None
         base = 3 * color
-        counts = self.counts
-        ahead = (counts[number + 1][color] if number < _TOP else -1,
-                 counts[number + 2][color] if number < _TOP - 1 else -1)
-        if self.exact:
-            prefix_max = min(number - 1, spare)
-        else:
-            # A joker in front of a run is only needed when it cannot grow above 13.
-            prefix_max = min(number - 1, spare, 2) if number >= _TOP - 2 else 0
-        for b1, b2, b3, to_group, cost, choice in _colour_options(
-                runs[base], runs[base + 1], runs[base + 2], counts[number][color], spare,
-                prefix_max, ahead, not self.exact):
-            new_runs = runs[:base] + (b1, b2, b3) + runs[base + 3:]
-            rest = self._step(number, color + 1, new_runs, groups + (to_group,), used + cost)
+        spare = self.jokers - used
+        options_key = (number, color, runs[base], runs[base + 1], runs[base + 2], spare, groups)
+        options = self.options.get(options_key)
+        if options is None:
+            options = self.options[options_key] = self._options(number, color, runs, groups,
+                                                                spare)
+        for b, new_groups, cost, choice, to_group in options:
+            new_runs = runs[:base] + b + runs[base + 3:]
+            rest = self._step(number, color + 1, new_runs, new_groups, used + cost)
             if rest is not None:
                 rest.append((number, color, choice, to_group))
                 return rest
@@ -170,6 +305,40 @@ class _Search:
         else:
             self.failed[key] = min(used, self.failed.get(key, 99))
         return None
+
+    def _options(self, number, color, runs, groups, spare):
+        """This colour's options at this number (see _colour_options)."""
+        counts = self.counts
+        base = 3 * color
+        ahead = (counts[number + 1][color] if number < _TOP else -1,
+                 counts[number + 2][color] if number < _TOP - 1 else -1)
+        if self.exact:
+            prefix_max = min(number - 1, spare)
+        else:
+            # A joker in front of a run is only needed when it cannot grow above 13.
+            prefix_max = min(number - 1, spare, 2) if number >= _TOP - 2 else 0
+        return _options_with_groups(
+            runs[base], runs[base + 1], runs[base + 2], counts[number][color], spare,
+            prefix_max, ahead, not self.exact, groups,
+            self.still_to_come[number][color + 1] if self.bounds else None, self.group_max)
+
+    def _dominated(self, number, runs, used):
+        """Did a state one step freer than this one already fail at the start of `number`?
+
+        A 3+ run may close at once, so an extra one never hurts; and a longer run can do
+        all a shorter one can (both go on with the same tile). A state that failed fails
+        for every state it is freer than."""
+        failed = self.failed
+        for base in range(0, len(runs), 3):
+            a1, a2, a3 = runs[base:base + 3]
+            for freer in ((a1, a2, a3 + 1), (a1, a2 - 1, a3 + 1) if a2 else None,
+                          (a1 - 1, a2 + 1, a3) if a1 else None):
+                if freer is None:
+                    continue
+                other = runs[:base] + freer + runs[base + 3:]
+                if failed.get((number, 0, other, ()), 99) <= used:
+                    return True
+        return False
 
     def _close_number(self, number, runs, groups, used):
         """All colours at `number` are decided: form its groups, then go on to number+1."""
@@ -181,6 +350,8 @@ class _Search:
                 continue
             if number == _TOP or number >= self.last and not any(runs):
                 rest = self._finish(runs, used + group_jokers)
+            elif self.jokers - used - group_jokers < self.need[number + 1]:
+                rest = None  # the numbers above need more jokers than are left
             else:
                 rest = self._step(number + 1, 0, runs, (), used + group_jokers)
             if rest is not None:
@@ -199,95 +370,6 @@ class _Search:
         if self.exact and used != self.jokers:
             return None
         return []
-
-
-@cache
-def _colour_options(a1, a2, a3, tiles_here, spare, prefix_max, ahead, relaxed):
-    """Every way one colour can go on at one number, cheapest in jokers first.
-
-    Runs of length 1 or 2 must go on (with a real tile or a joker); runs of 3+ may also
-    close. Real tiles left over start new runs (optionally with jokers in front) or go to
-    groups. Each option: new counts (b1, b2, b3), tiles to groups, jokers spent, runs
-    closed, and the choice itself for rebuilding the sets. `ahead` holds this colour's
-    tile counts at the next two numbers (-1 past 13): a short run needs tiles or jokers
-    there, which rules out most options near the top without searching them.
-
-    `relaxed`: jokers only where they are needed. A 3+ run then takes a joker only to
-    bridge a gap to a tile of its colour just ahead; spare jokers are placed afterwards.
-    """
-    next1, next2 = ahead
-    bridge = max(0, spare - (next1 > 0 and 1 or next2 > 0 and 2 or 3) + 1) if relaxed else spare
-    options = []
-    for x1 in range(min(a1, tiles_here) + 1):
-        for x2 in range(min(a2, tiles_here - x1) + 1):
-            cost12 = (a1 - x1) + (a2 - x2)
-            if cost12 > spare:
-                continue
-            for x3 in range(min(a3, tiles_here - x1 - x2) + 1):
-                for y3 in range(min(a3 - x3, spare - cost12, bridge) + 1):
-                    closed = a3 - x3 - y3
-                    cost = cost12 + y3
-                    rest = tiles_here - x1 - x2 - x3
-                    for prefixes in _prefix_sets(rest, spare - cost, prefix_max):
-                        starts_bare = prefixes.count(0)
-                        # Closing a 3+ run while a new run starts right after it is the
-                        # same as letting the old run go on, so skip the duplicate.
-                        if starts_bare and closed:
-                            continue
-                        b1 = starts_bare
-                        b2 = a1 + prefixes.count(1)
-                        b3 = a2 + x3 + y3 + sum(1 for p in prefixes if p >= 2)
-                        left = spare - cost - sum(prefixes)
-                        # Past 13 no run can go on; before that, short runs need tiles
-                        # or jokers at the next numbers.
-                        if (next1 < 0 and b1 + b2) or (next2 < 0 and b1):
-                            continue
-                        if max(0, b1 + b2 - max(next1, 0)) + max(0, b1 - max(next2, 0)) > left:
-                            continue
-                        options.append((cost + sum(prefixes), rest - len(prefixes), closed,
-                                        (b1, b2, b3), (x1, x2, x3, y3, prefixes)))
-    # Cheap in jokers first, then the fewest tiles to groups (runs are easier to satisfy).
-    options.sort(key=lambda o: (o[0], o[1], o[2]))
-    return tuple((b[0], b[1], b[2], to_group, cost, choice)
-                 for cost, to_group, closed, b, choice in options)
-
-
-@cache
-def _prefix_sets(max_runs, budget, prefix_max):
-    """Non-decreasing tuples of joker prefixes for new runs: up to `max_runs` runs, total
-    jokers within `budget`, each prefix at most `prefix_max`."""
-    result = [()]
-    frontier = [()]
-    for _ in range(max_runs):
-        grown = []
-        for prefixes in frontier:
-            low = prefixes[-1] if prefixes else 0
-            left = budget - sum(prefixes)
-            for p in range(low, min(prefix_max, left) + 1):
-                grown.append(prefixes + (p,))
-        result.extend(grown)
-        frontier = grown
-    return tuple(result)
-
-
-@cache
-def _groups_fit(sizes, jokers, group_max):
-    """Can tiles of one number, `sizes[i]` of some colour each, plus exactly `jokers` jokers
-    form groups? Returns how many groups to make, or None.
-
-    With G groups, dealing the tiles round-robin by colour keeps colours apart and the
-    groups as even as possible, which needs the fewest jokers; any more jokers fit as long
-    as no group passes `group_max`.
-    """
-    total = sum(sizes)
-    if total == 0:
-        return 0 if jokers == 0 else None
-    for count in range(max(sizes), total + 1):
-        small, extra = divmod(total, count)
-        need = (count - extra) * max(0, 3 - small) + extra * max(0, 2 - small)
-        if need <= jokers <= count * group_max - total:
-            return count
-    return None
 
 
 @cache

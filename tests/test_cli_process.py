@@ -22,7 +22,7 @@ from vision.recognition.settings import MODELS_DIR, REPO_ROOT
 RUMMIKUB = Path(sys.executable).parent / "rummikub"
 HAVE_MODELS = all((MODELS_DIR / name).is_file() for name in ("detector.onnx", "classifier.onnx"))
 SAMPLE = REPO_ROOT / "sample_images" / "table_runs_groups.jpg"
-EDITION_NAMES = "original, travel-tin, rummy, six-player, tournament"
+EDITION_NAMES = "original, travel-tin, rummy, six-player, tournament, world-championship, mso"
 
 pytestmark = pytest.mark.skipif(not RUMMIKUB.exists(), reason="console script not installed")
 needs_models = pytest.mark.skipif(not HAVE_MODELS or not SAMPLE.is_file(),

@@ -197,3 +197,44 @@ def test_more_tiles_than_a_box_holds_are_refused_at_once():
     assert len(box) == 160 and arrange(box, edition("six-player")) is not None
     with pytest.raises(TooManyTiles, match="holds 106"):
         arrange(box)
+
+
+# -- the bounds that cut off hard impossible tables ---------------------------------------
+
+@st.composite
+def medium_tables(draw):
+    """10-40 tiles in a window of 5-8 numbers with 1-2 jokers: about half can be arranged."""
+    low = draw(st.integers(1, 9))
+    high = min(13, low + draw(st.integers(4, 7)))
+    box = [Tile(c, n) for c in ORIGINAL.colors for n in range(low, high + 1) for _ in range(2)]
+    tiles = draw(st.lists(st.sampled_from(range(len(box))), min_size=10, max_size=40,
+                          unique=True))
+    return [box[i] for i in tiles] + [JOKER] * draw(st.integers(1, 2))
+
+
+@settings(max_examples=150, deadline=None)
+@given(medium_tables())
+def test_the_bounds_never_cut_off_a_table_that_can_be_arranged(tiles):
+    import referee.solver as solver
+
+    # Both directions and the bounds from the first state on (normally only once a table
+    # proves hard).
+    first_slice, bound_after = solver._FIRST_SLICE, solver._BOUND_AFTER
+    solver._FIRST_SLICE, solver._BOUND_AFTER = 1, 1
+    try:
+        bounded = arrange(tiles)
+    finally:
+        solver._FIRST_SLICE, solver._BOUND_AFTER = first_slice, bound_after
+    assert (bounded is not None) == solver._unbounded_finds_plan(tiles, ORIGINAL)
+    if bounded is not None:
+        assert_is_arrangement_of(bounded, tiles)
+
+
+def test_hard_impossible_tables_with_jokers_are_still_refused_both_ways():
+    # The bench's tables (seed 22), where the bounds do cut: the same answer without them.
+    import referee.solver as solver
+    from bench.solver_bench import unsolvable_tables
+
+    for tiles in unsolvable_tables(22, 20):
+        assert arrange(tiles) is None
+        assert not solver._unbounded_finds_plan(tiles, ORIGINAL)

@@ -4,6 +4,7 @@
     rummikub check --meld "R10 R11 R12" "K1 K2 K3"   is this a legal initial meld
     rummikub score "R5 J K13" --edition travel-tin    what a rack costs at the end of a round
     rummikub arrange "R1 R2 R3 B7 K7 O7 J"            split tiles into valid sets, if possible
+    rummikub arrange --meld "R10 R11 J K3 K4"          the best initial meld a rack holds
 
 Unreadable input (a bad or empty tile code, an unknown edition or setting, more tiles than
 the edition's box holds) exits with status 2 and one line saying what.
@@ -31,16 +32,20 @@ from referee import (
     arrange,
     check_box_holds,
     check_initial_meld,
+    check_set,
     check_table,
     copy_problems,
     format_tiles,
     parse_tiles,
     rack_penalty,
 )
+from referee.meld import best_initial_meld
 
 # `arrange` gives up after this many search states (a few seconds and ~100 MB at worst):
 # a whole box needs ~100, but many copies of a few tiles can make the exact search long.
 ARRANGE_MAX_STATES = 200_000
+# The meld search remembers states too; racks of 30 tiles need under 10,000.
+MELD_MAX_STATES = 200_000
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -80,6 +85,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "none (exit status 1).")
     arrange_parser.add_argument("tiles", nargs="+", metavar="TILES",
                                 help="tile codes, e.g. \"R1 R2 R3 B7 K7 O7 J\"")
+    arrange_parser.add_argument(
+        "--meld", action="store_true",
+        help="the tiles are a rack: show the best initial meld it holds (most points, "
+             "jokers used), or that none reaches the minimum; exit status 1 when none does")
     add_json_option(arrange_parser, "print JSON instead of text")
     add_rules_options(arrange_parser)
     arrange_parser.set_defaults(func=_arrange)
@@ -179,6 +188,8 @@ def _is_photo(text: str) -> bool:
 def _arrange(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     tiles = _tiles(" ".join(args.tiles), rules)
+    if args.meld:
+        return _best_meld(tiles, rules, args.json)
     try:
         sets = arrange(tiles, rules, max_states=ARRANGE_MAX_STATES)
     except SearchBudgetExceeded as error:
@@ -199,6 +210,23 @@ def _arrange(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"warning: {problem}")
     return 0 if sets is not None else 1
+
+
+def _best_meld(tiles: list, rules: Rules, as_json: bool) -> int:
+    try:
+        meld = best_initial_meld(tiles, rules, max_states=MELD_MAX_STATES)
+    except SearchBudgetExceeded as error:
+        raise CommandError(f"gave up: {error} ({len(tiles)} tiles on one rack)") from None
+    problems = copy_problems(tiles, rules)
+    if as_json:
+        print(json.dumps(meld.to_dict() | {"warnings": problems}))
+        return 0 if meld.reaches else 1
+    for tiles_of_set in meld.sets:
+        print(check_set(tiles_of_set, rules).summary())
+    print(f"initial meld: {meld.summary()}")
+    for problem in problems:
+        print(f"warning: {problem}")
+    return 0 if meld.reaches else 1
 
 
 def _why_unarrangeable(tiles: list, rules: Rules) -> str:

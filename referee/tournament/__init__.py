@@ -1,0 +1,29 @@
+"""Tournament rules as pure functions: formats (presets of a few switches), seating,
+standings with tie-breaks, finals. Standard library only, like the rest of referee."""
+
+from referee.tournament.finals import Match, final_table, finals_seeding
+from referee.tournament.format import FORMATS, TIE_BREAKS, Finals, Format, tournament_format
+from referee.tournament.seating import (
+    Seating,
+    met_before,
+    repeat_count,
+    seat_first_round,
+    seat_next_round,
+    seating_problems,
+    table_sizes,
+)
+from referee.tournament.standings import (
+    GameResult,
+    Standing,
+    game_points,
+    results_problems,
+    standings,
+)
+
+__all__ = [
+    "Format", "Finals", "FORMATS", "TIE_BREAKS", "tournament_format",
+    "Seating", "table_sizes", "seat_first_round", "seat_next_round", "seating_problems",
+    "repeat_count", "met_before",
+    "GameResult", "Standing", "standings", "results_problems", "game_points",
+    "finals_seeding", "final_table", "Match",
+]
