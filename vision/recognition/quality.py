@@ -106,48 +106,53 @@ def unfit_words(problems: list[str]) -> str:
 def crop_edge_width(grey: np.ndarray) -> np.ndarray:
     """(N,) edge width in pixels of each (N, H, W) grey crop (its face inside the outline),
     along the direction (of 4, 45 degrees apart) where its edges are widest."""
+    return crop_widths(grey)[0]
+
+
+def crop_spread_width(grey: np.ndarray) -> np.ndarray:
+    """(N,) edge width in pixels of each (N, H, W) grey crop from the ink's contrast."""
+    return crop_widths(grey)[1]
+
+
+def crop_widths(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(edge width, spread width), each (N,), of (N, H, W) grey crops.
+
+    Edge width: blurred once more by a known sigma r, an edge of width s keeps
+    s / sqrt(s^2 + r^2) of its steepest slopes (p99 along a direction): the ratio says s
+    whatever the ink's contrast (an orange 9 on cream has a fifth of a black one's) and
+    whatever shading the face has. Spread width: (p95 - p5 of the face's grey) over
+    sqrt(2 pi) times those slopes; a long shake leaves plateaus whose slopes a small extra
+    blur barely changes (the edge width then reads them sharp), their contrast spread over
+    the shake's length does not. Each the widest of 4 directions."""
     import cv2
 
     g = _face(grey)
     if len(g) == 0:
-        return np.zeros(0, np.float32)
-    # Blurred once more by a known sigma, an edge of width s keeps s / sqrt(s^2 + r^2) of
-    # its slope: the ratio says s whatever the ink's contrast (an orange 9 on cream has a
-    # fifth of a black one's) and whatever shading the face has.
+        return np.zeros(0, np.float32), np.zeros(0, np.float32)
+    n = len(g)
     again = np.stack([cv2.GaussianBlur(c, (0, 0), REBLUR, borderType=cv2.BORDER_REPLICATE)
                       for c in g])
-    steep, steep_again = (np.stack([
-        np.percentile(np.abs(np.cos(a) * dx + np.sin(a) * dy).reshape(len(g), -1), 99, axis=1)
-        for a in np.radians([0, 45, 90, 135])]) for dy, dx in (np.gradient(x, axis=(1, 2))
-                                                               for x in (g, again)))
+    steep, steep_again = (_steepest(x) for x in (g, again))
     ratio = np.clip(steep_again / np.maximum(steep, 1e-3), 0.0, 0.99)
     width = REBLUR * ratio / np.sqrt(1.0 - ratio ** 2)
     # A direction with no slope at all (ink drawn all one way, a blank face) says nothing:
     # the ratio of noise is that of a sharp edge. A shake's own direction keeps a slope
     # (a fifth of a sharp one at the strongest blur measured), and its ratio is near 1.
-    counted = steep >= MIN_SLOPE
-    return np.where(counted, width, 0.0).max(axis=0)
+    edge = np.where(steep >= MIN_SLOPE, width, 0.0).max(axis=0)
+    low, high = np.percentile(g.reshape(n, -1), [5, 95], axis=1)
+    # For the spread, directions with under 1/8 of the steepest's slope are left out.
+    slowest = np.where(steep >= steep.max(axis=0) / 8, steep, np.inf).min(axis=0)
+    spread = (high - low) / (np.sqrt(2 * np.pi) * np.maximum(slowest, 1e-3))
+    return edge, spread
 
 
-def crop_spread_width(grey: np.ndarray) -> np.ndarray:
-    """(N,) edge width in pixels of each (N, H, W) grey crop from the ink's contrast: (p95 -
-    p5 of the face's grey) over sqrt(2 pi) times its steepest slopes (p99) along one
-    direction, the widest of 4 (directions with under 1/8 of the steepest's slope left
-    out). A long shake leaves plateaus whose slopes a small extra blur barely changes
-    (`crop_edge_width` then reads them sharp); their contrast spread over the shake's
-    length does not."""
-    g = _face(grey)
-    if len(g) == 0:
-        return np.zeros(0, np.float32)
-    gy, gx = np.gradient(g, axis=(1, 2))
-    flat = g.reshape(len(g), -1)
-    span = np.percentile(flat, 95, axis=1) - np.percentile(flat, 5, axis=1)
-    steep = np.stack([
-        np.percentile(np.abs(np.cos(a) * gx + np.sin(a) * gy).reshape(len(g), -1), 99, axis=1)
-        for a in np.radians([0, 45, 90, 135])])
-    counted = steep >= steep.max(axis=0) / 8
-    slowest = np.where(counted, steep, np.inf).min(axis=0)
-    return span / (np.sqrt(2 * np.pi) * np.maximum(slowest, 1e-3))
+def _steepest(g: np.ndarray) -> np.ndarray:
+    """(4, N) the steepest slopes (p99) of (N, H, W) crops along 0, 45, 90, 135 degrees."""
+    dy, dx = np.gradient(g, axis=(1, 2))
+    angles = np.radians([0, 45, 90, 135])
+    along = np.abs(np.cos(angles)[:, None, None, None] * dx + np.sin(angles)[:, None, None,
+                                                                              None] * dy)
+    return np.percentile(along.reshape(4, len(g), -1), 99, axis=2)
 
 
 def _face(grey: np.ndarray) -> np.ndarray:
@@ -167,8 +172,10 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray,
 
     from vision.recognition.rectify import rectify_tiles
 
-    small = _shrunk(image_bgr, 512)
-    grey_photo = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    # every few pixels (about 512 along the long side): a median and a share need no more
+    step = max(1, max(image_bgr.shape[:2]) // 512)
+    grey_photo = cv2.cvtColor(np.ascontiguousarray(image_bgr[::step, ::step]),
+                              cv2.COLOR_BGR2GRAY)
     photo_grey = float(np.median(grey_photo))
     photo_burnt = float(np.mean(grey_photo >= BURNT_GREY))
     corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
@@ -182,11 +189,13 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray,
     if whole.any():
         corners = corners[whole]
     crops = rectify_tiles(image_bgr, corners, crop_size)
-    grey = np.stack([cv2.cvtColor(c, cv2.COLOR_BGR2GRAY) for c in crops])
-    flat = grey.reshape(len(grey), -1)
+    n, ch, cw = crops.shape[:3]
+    grey = cv2.cvtColor(crops.reshape(n * ch, cw, 3), cv2.COLOR_BGR2GRAY).reshape(n, ch, cw)
+    flat = grey.reshape(n, -1)
+    edge, spread = crop_widths(grey)
     return PhotoQuality(
-        edge_width=float(np.median(crop_edge_width(grey))),
-        spread_width=float(np.median(crop_spread_width(grey))),
+        edge_width=float(np.median(edge)),
+        spread_width=float(np.median(spread)),
         body_grey=float(np.median(np.median(flat, axis=1))),
         burnt_share=float(np.median(np.mean(flat >= BURNT_GREY, axis=1))),
         photo_grey=photo_grey, photo_burnt=photo_burnt, tiles=len(corners))
@@ -216,14 +225,3 @@ def refuse_unfit(image_bgr, detections, crop_size: tuple[int, int] | None = None
     if problems:
         raise PhotoUnfit(problems, quality)
     return quality
-
-
-def _shrunk(image: np.ndarray, long_side: int) -> np.ndarray:
-    import cv2
-
-    h, w = image.shape[:2]
-    scale = long_side / max(h, w)
-    if scale >= 1:
-        return image
-    return cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
-                      interpolation=cv2.INTER_AREA)
