@@ -1,5 +1,5 @@
-"""The table plane from the tiles (`vision.recognition.geometry`): how well it undoes an oblique view,
-and whether grouping tables or splitting rack rows gets better on it.
+"""The table plane from the tiles (`vision.recognition.geometry`): how well it undoes an oblique
+view, and whether grouping tables or splitting rack rows gets better on it.
 
 `python -m bench.eval_geometry [--tables 100] [--racks 100] [--rendered 40]` films synthetic
 tables (`bench/synth_tables.py`, laid flat) and two-row racks
@@ -7,8 +7,8 @@ with a pinhole camera (65 degree field of view) looking down at 90 to 25 degrees
 elevation, turned up to +-0.4 rad (tables) or by a fixed yaw (racks), and adds corner
 noise like a detector's (2 % of a tile width, tables; 3 %, racks). It prints:
 
-1. Tables: the tiles' shape error (see `vision.recognition.geometry._shape_error`: 0 = every tile the
-   same upright rectangle) in the photo and on the estimated plane, and sets grouped
+1. Tables: the tiles' shape error (see `vision.recognition.geometry._shape_error`: 0 = every
+   tile the same upright rectangle) in the photo and on the estimated plane, and sets grouped
    exactly right by `vision.game.layout.group_lines` on the photo and on the plane.
 2. Racks: rows split right by `vision.game.rack.rows_of` on the photo and on the plane, with the
    tiles' true outlines (noisy) and with the rotated rectangles a detector draws instead

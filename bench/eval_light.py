@@ -7,9 +7,10 @@ home is: a warm bulb or cool daylight over all of it, dim evening light, a lamp 
 of the table and a window on the other (the colour of the light changes across the table;
 "x1.5" is that far stronger), a spotlight that leaves the corners dark, and the shadow of a
 player's arm across half the table. Tiles found, read right (colour + number) and extra
-finds, as shipped and with the body-colour rule (`vision.recognition.pipeline.unlike_the_other_finds`:
-a find whose body colour is unlike the other finds' is no tile) switched off: that rule must
-not take tiles for stickers when the light tints the tiles by place.
+finds, as shipped and with the body-colour rule
+(`vision.recognition.pipeline.unlike_the_other_finds`: a find whose body colour is unlike the
+other finds' is no tile) switched off: that rule must not take tiles for stickers when the light
+tints the tiles by place.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The real photos seen at a lower angle: how much the view from above (`vision.recognition.plane_view`)
-reads back (`make eval`).
+"""The real photos seen at a lower angle: how much the view from above
+(`vision.recognition.plane_view`) reads back (`make eval`).
 
     RUMMIKUB_DATA=... python -m bench.eval_plane_view [--models DIR] [--json OUT]
 

@@ -96,7 +96,8 @@ def evaluate(models_dir=None, log=print) -> dict:
     for line in _first_wrong_lines(summary):
         log(line)
     return {"rows": rows, "thresholds": {
-        "max_edge_width": quality.MAX_EDGE_WIDTH, "min_body_grey": quality.MIN_BODY_GREY,
+        "max_edge_width": quality.MAX_EDGE_WIDTH,
+        "max_spread_width": quality.MAX_SPREAD_WIDTH, "min_body_grey": quality.MIN_BODY_GREY,
         "max_burnt_share": quality.MAX_BURNT_SHARE, "min_photo_grey": quality.MIN_PHOTO_GREY,
         "max_photo_burnt": quality.MAX_PHOTO_BURNT}, "first_wrong": summary}
 
@@ -117,6 +118,7 @@ def first_wrong(rows: list[dict]) -> dict:
     (sorted), and the most severe value of a reading still right."""
     out = {}
     for name, kinds, worse in (("edge_width", ("gaussian", "motion"), max),
+                               ("spread_width", ("gaussian", "motion"), max),
                                ("body_grey", ("dark",), min),
                                ("burnt_share", ("overexposed",), max)):
         judged = [r for r in rows if r["kind"] in kinds and r["tiles"] and r[name] is not None]

@@ -281,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="rendered rack scenes whose tiles are read end to end")
     parser.add_argument("--models", default=None, help="models folder (default: models/)")
     parser.add_argument("--plane", choices=("off", "auto"), default=None,
-                        help="group on the table plane the tiles give (vision.recognition.geometry) when "
+                        help="group on the table plane the tiles give "
+                             "(vision.recognition.geometry) when "
                              "the photo is tilted (auto), or on the photo (off); default: "
                              "vision.game.layout.PLANE")
     args = parser.parse_args(argv)

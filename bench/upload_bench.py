@@ -13,8 +13,9 @@ should read the same tiles (`tiles` in the report). The sizes take turns within 
 round, so a change in the machine's load falls on all of them alike; the ratio is the
 median over `--runs` rounds of each round's ratio (`bench.vision_bench.per_round_ratio`).
 
-`--whole` times the server as it was before it read photos through `vision.recognition.decode.Photo`:
-every photo decoded whole (`decode_image`) and the pipeline run on that image.
+`--whole` times the server as it was before it read photos through
+`vision.recognition.decode.Photo`: every photo decoded whole (`decode_image`) and the pipeline
+run on that image.
 """
 
 from __future__ import annotations

@@ -200,9 +200,10 @@ def _rows_for_layout(quads: np.ndarray, scores: np.ndarray, layout: Layout):
 
 
 def _find_tiles(image, reader) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(the image to crop from, tile quads in its pixels, detector scores). A `vision.recognition.decode.Photo` (a big
-    phone photo) is decoded only as far as the pipeline would: reduced for the detector,
-    and the crops from the smallest decode that keeps their detail."""
+    """(the image to crop from, tile quads in its pixels, detector scores). A
+    `vision.recognition.decode.Photo` (a big phone photo) is decoded only as far as the pipeline
+    would: reduced for the detector, and the crops from the smallest decode that keeps their
+    detail."""
     if isinstance(image, np.ndarray):
         quads, scores = reader.detector.detect(image)
         return image, np.asarray(quads, np.float32).reshape(-1, 4, 2), np.asarray(scores).ravel()

@@ -1,7 +1,7 @@
 """What a tile crop shows apart from the network: its body colour, its ink colour, its ink.
 
-All measured on the classifier's own upright crops (`vision.recognition.rectify`), so calibration and
-reading look at exactly the same pixels. The body is most of a tile's face, so its
+All measured on the classifier's own upright crops (`vision.recognition.rectify`), so
+calibration and reading look at exactly the same pixels. The body is most of a tile's face, so its
 colour is the median of the crop's middle-bright pixels (the ink is darker, the few
 table pixels at rounded corners fall outside); dividing by it removes the light's
 colour and strength tile by tile, which is what lets one calibration photo speak for

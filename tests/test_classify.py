@@ -1,4 +1,5 @@
-"""vision.recognition.classify on labelled tiles: rendered samples and (when present) real valid/ photos."""
+"""vision.recognition.classify on labelled tiles: rendered samples and (when present) real
+valid/ photos."""
 
 import json
 

@@ -104,3 +104,19 @@ def test_the_servers_rack_answer_leaves_the_tiles_beside_it_out(client, app):
     assert sorted(body["tiles"]) == sorted(RACK) and body["total"] == _penalty(RACK)
     assert sorted(body["off_rack"]) == sorted(lying)
     assert any("off the rack: not counted" in w for w in body["warnings"])
+
+
+def test_round_scores_the_rack_without_the_tiles_beside_it(tmp_path):
+    photo, lying = rack_with_tiles_beside()
+    path = tmp_path / "ben.jpg"
+    cv2.imwrite(str(path), photo, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    script = REPO_ROOT / ".venv" / "bin" / "rummikub"
+    run = subprocess.run([str(script), "round", "-", str(path), "--players", "Ann,Ben",
+                          "--winner", "Ann", "--json"], capture_output=True, text=True,
+                         timeout=300, cwd=REPO_ROOT)
+    assert run.returncode == 0, run.stderr
+    ann, ben = json.loads(run.stdout)["players"]
+    assert ben["total"] == _penalty(RACK) and ben["score"] == -_penalty(RACK)
+    assert ann["score"] == _penalty(RACK)
+    assert len(ben["off_rack"]) == len(lying)
+    assert any("off the rack: not counted" in w for w in ben["warnings"])

@@ -13,8 +13,8 @@ only, `bench/eval_editions.py`):
 - `rummy_green`: cream body, green as the fourth colour, Comic Neue numbers, star jokers.
   Training never draws Comic Neue at all, and never green with a cream body and that font.
 
-Colour slots. The classifier reads four colour slots + joker (`vision.recognition.labels`); RULES §1:
-"the referee speaks of four colour slots; what they look like is the camera's job". The
+Colour slots. The classifier reads four colour slots + joker (`vision.recognition.labels`);
+RULES §1: "the referee speaks of four colour slots; what they look like is the camera's job". The
 "Rummy" edition's green takes the fourth slot ("O"), as yellow does in other editions: a
 training edition may print its fourth slot orange, yellow or green, and a green tile is
 labelled with the slot ("O5"). What a slot is called for an edition (G for green) is the

@@ -190,9 +190,9 @@ def write_card(models_dir: Path, report: dict, *, command: str, wall_minutes: fl
     lines += _model_section(models_dir, "detector", "Detector", "training/detector/net.py")
     lines += _model_section(models_dir, "classifier", "Classifier", "training/classifier/net.py")
     lines += [
-        "At inference (`vision.recognition.pipeline.TileReader`): decode (EXIF rotation) -> detector "
-        "-> each quad warped to an upright crop (`vision.recognition.rectify`, the same code training "
-        "uses) -> classifier (colour slot + number or joker, and the 180° turn) -> "
+        "At inference (`vision.recognition.pipeline.TileReader`): decode (EXIF rotation) -> "
+        "detector -> each quad warped to an upright crop (`vision.recognition.rectify`, the same "
+        "code training uses) -> classifier (colour slot + number or joker, and the 180° turn) -> "
         "`TileDetections`. numpy, OpenCV and onnxruntime only.",
         "",
     ]

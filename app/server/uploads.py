@@ -1,5 +1,5 @@
-"""Photos arriving over HTTP: size limit, content type, then `vision.recognition.decode` (header checks
-before decoding, pixel limits). Every refusal is a 4xx with words a player understands.
+"""Photos arriving over HTTP: size limit, content type, then `vision.recognition.decode` (header
+checks before decoding, pixel limits). Every refusal is a 4xx with words a player understands.
 
 A photo is not decoded whole: the check decodes only the image the detector reads (for a
 big JPEG libjpeg's 1/2, 1/4 or 1/8 decode, `vision.recognition.pipeline.detection_reduction`), so

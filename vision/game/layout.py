@@ -15,8 +15,8 @@ more tiles is a set, ordered as a player reads it: along the tiles' upright read
 direction (left to right for upright numbers). Tiles on no path are loose.
 
 An oblique photo is grouped as if seen from above: the tiles themselves give the table
-plane (`vision.recognition.geometry.TablePlane`: rectangles of one size and shape), and when the photo
-is tilted enough to matter the tiles are grouped on that plane (see `PLANE`).
+plane (`vision.recognition.geometry.TablePlane`: rectangles of one size and shape), and when the
+photo is tilted enough to matter the tiles are grouped on that plane (see `PLANE`).
 
 Only numpy here: the referee-aware refinements (splitting a line at a wide gap when that
 makes valid sets) live in `vision.game.table`.

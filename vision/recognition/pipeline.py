@@ -146,8 +146,9 @@ class TileReader:
         self.last_second_looks = (0, 0)
         # A calibration profile's head (`with_profile`) reads the tiles in its place.
         self.profile_head = None
-        # A strongly tilted photo is detected again as seen from above (`vision.recognition.plane_view`);
-        # False turns that off (the evaluation compares with and without it).
+        # A strongly tilted photo is detected again as seen from above
+        # (`vision.recognition.plane_view`); False turns that off (the evaluation compares
+        # with and without it).
         self.plane_view = bool(plane_view)
         self.last_plane_tilt: float | None = None  # the last photo's, when it was viewed so
         # A photo whose tiles are small in the detector's input is detected again at a finer
@@ -207,8 +208,9 @@ class TileReader:
 
     # -- reading ---------------------------------------------------------------------------
     def read(self, image_bgr) -> TileDetections:
-        """Every tile in a BGR photo (an image array, or a `vision.recognition.decode.Photo`, which is
-        then decoded only as far as needed), corners clockwise from the upright top-left."""
+        """Every tile in a BGR photo (an image array, or a `vision.recognition.decode.Photo`,
+        which is then decoded only as far as needed), corners clockwise from the upright
+        top-left."""
         from vision.recognition.decode import Photo
 
         if isinstance(image_bgr, Photo):
@@ -433,7 +435,8 @@ class TileReader:
         """Check an encoded photo (JPEG, PNG, ...; EXIF rotation honoured), then `read` it,
         decoding only as far as needed.
 
-        Raises `vision.recognition.decode.PhotoError` for empty, corrupt, non-image or too-large bytes.
+        Raises `vision.recognition.decode.PhotoError` for empty, corrupt, non-image or
+        too-large bytes.
         """
         from vision.recognition.decode import Photo
 

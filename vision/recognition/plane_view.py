@@ -4,8 +4,8 @@ A phone held low over the table (a player photographing from their seat) sees th
 small and squashed and the near ones sheared into trapezoids. The detector, which finds
 upright rectangles of about one size best, then misses tiles, and its rectangles cut the
 corners of the ones it finds, so their crops read worse. The tiles the first reading keeps
-give the table plane (`vision.recognition.geometry.TablePlane`: the homography that makes every tile the same
-upright rectangle). The photo warped onto that plane shows the table as if from above,
+give the table plane (`vision.recognition.geometry.TablePlane`: the homography that makes every
+tile the same upright rectangle). The photo warped onto that plane shows the table as if from above,
 every tile the same size; the detector runs again on that view, and its boxes, mapped back,
 are the tiles' true outlines in the photo (trapezoids), which crop them upright.
 

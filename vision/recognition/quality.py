@@ -5,13 +5,15 @@ measure means the same whether the tiles are big or small in the photo: what the
 classifier sees is what is judged. The thresholds were set where the readings of the real
 `valid/` photos first go wrong (`bench.eval_quality`, docs/decisions/quality-gate.md).
 
-- blur: the ink's edge width in crop pixels (inside the face, its outline left out):
-  (p95 - p5 of the crop's grey) over sqrt(2 pi) times its steepest slopes (p99) along one
-  direction. A step edge blurred by a Gaussian of sigma s has that width s (a little more
-  for small s: the pixels' own width). Taken along 4 directions and the widest kept,
-  since a shake smears the edges across its direction only and leaves the others sharp
-  (the steepest slopes of all directions together barely move with it). The median over
-  the tiles.
+- blur: the ink's edge width in crop pixels (inside the face, its outline left out), from
+  how much of its steepest slopes (p99) along one direction a known extra blur (sigma
+  REBLUR) takes away: an edge already blurred by sigma s keeps s / sqrt(s^2 + r^2) of it.
+  Free of the ink's contrast and the face's shading. Taken along 4 directions and the
+  widest kept, since a shake smears the edges across its own direction only and leaves
+  the others sharp. The median over the whole tiles (one the photo's edge cuts is
+  cropped partly from repeated edge pixels). A second width, from the ink's contrast
+  over its steepest slopes (`crop_spread_width`), catches a long shake, whose plateaus
+  the extra blur barely changes; either over its threshold is "too blurred".
 - dark: the tiles' body brightness (the median grey of a crop; the face is most of it),
   the median over the tiles; with no tile found, the photo's own median grey.
 - overexposed: the share of a crop's pixels at the top of the range, the median over the
@@ -27,12 +29,14 @@ import numpy as np
 from vision.recognition.decode import PhotoError
 
 # Chosen in docs/decisions/quality-gate.md (bench.eval_quality on the real valid/ photos).
-MAX_EDGE_WIDTH = 1.3  # crop pixels; clean valid/ photos 0.81-1.16
+MAX_EDGE_WIDTH = 1.05  # crop pixels; clean valid/ photos 0.68-0.86
+MAX_SPREAD_WIDTH = 1.5  # crop pixels; clean valid/ photos 0.81-1.16
 MIN_BODY_GREY = 36.0  # 0-255; clean valid/ photos 143-229
 MAX_BURNT_SHARE = 0.5  # of a crop's pixels at >= BURNT_GREY; clean valid/ photos 0.00
 BURNT_GREY = 250
 INSET = 0.12  # of a crop's sides left out of the blur measure: the tile's outline
-NO_EDGES = 0.125  # a direction whose slopes are below this share of the steepest's has none
+REBLUR = 1.0  # crop pixels: the known blur the measure adds
+MIN_SLOPE = 1.0  # grey levels per crop pixel: a direction with a flatter steepest slope has none
 # With no tile found the whole photo is judged (no blur measure: without tiles there is no
 # scale to judge it at): darker than this median grey, or more than this share burnt white.
 MIN_PHOTO_GREY = 20.0  # clean valid/ photos 89-201
@@ -50,6 +54,7 @@ class PhotoQuality:
     """The measures of one photo (None where there were no tiles to measure on)."""
 
     edge_width: float | None
+    spread_width: float | None
     body_grey: float | None
     burnt_share: float | None
     photo_grey: float
@@ -60,7 +65,8 @@ class PhotoQuality:
         """Every reason the photo cannot be read ("too blurred", "too dark",
         "overexposed"); empty when it is fit."""
         found = []
-        if self.edge_width is not None and self.edge_width > MAX_EDGE_WIDTH:
+        if self.edge_width is not None and (self.edge_width > MAX_EDGE_WIDTH
+                                            or self.spread_width > MAX_SPREAD_WIDTH):
             found.append("too blurred")
         dark = (self.body_grey < MIN_BODY_GREY if self.body_grey is not None
                 else self.photo_grey < MIN_PHOTO_GREY)
@@ -76,7 +82,8 @@ class PhotoQuality:
         def r(v):
             return None if v is None else round(float(v), 3)
 
-        return {"edge_width": r(self.edge_width), "body_grey": r(self.body_grey),
+        return {"edge_width": r(self.edge_width), "spread_width": r(self.spread_width),
+                "body_grey": r(self.body_grey),
                 "burnt_share": r(self.burnt_share), "photo_grey": r(self.photo_grey),
                 "photo_burnt": r(self.photo_burnt), "tiles": self.tiles,
                 "problems": self.problems()}
@@ -99,25 +106,63 @@ def unfit_words(problems: list[str]) -> str:
 def crop_edge_width(grey: np.ndarray) -> np.ndarray:
     """(N,) edge width in pixels of each (N, H, W) grey crop (its face inside the outline),
     along the direction (of 4, 45 degrees apart) where its edges are widest."""
+    return crop_widths(grey)[0]
+
+
+def crop_spread_width(grey: np.ndarray) -> np.ndarray:
+    """(N,) edge width in pixels of each (N, H, W) grey crop from the ink's contrast."""
+    return crop_widths(grey)[1]
+
+
+def crop_widths(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(edge width, spread width), each (N,), of (N, H, W) grey crops.
+
+    Edge width: blurred once more by a known sigma r, an edge of width s keeps
+    s / sqrt(s^2 + r^2) of its steepest slopes (p99 along a direction): the ratio says s
+    whatever the ink's contrast (an orange 9 on cream has a fifth of a black one's) and
+    whatever shading the face has. Spread width: (p95 - p5 of the face's grey) over
+    sqrt(2 pi) times those slopes; a long shake leaves plateaus whose slopes a small extra
+    blur barely changes (the edge width then reads them sharp), their contrast spread over
+    the shake's length does not. Each the widest of 4 directions."""
+    import cv2
+
+    g = _face(grey)
+    if len(g) == 0:
+        return np.zeros(0, np.float32), np.zeros(0, np.float32)
+    n = len(g)
+    again = np.stack([cv2.GaussianBlur(c, (0, 0), REBLUR, borderType=cv2.BORDER_REPLICATE)
+                      for c in g])
+    steep, steep_again = (_steepest(x) for x in (g, again))
+    ratio = np.clip(steep_again / np.maximum(steep, 1e-3), 0.0, 0.99)
+    width = REBLUR * ratio / np.sqrt(1.0 - ratio ** 2)
+    # A direction with no slope at all (ink drawn all one way, a blank face) says nothing:
+    # the ratio of noise is that of a sharp edge. A shake's own direction keeps a slope
+    # (a fifth of a sharp one at the strongest blur measured), and its ratio is near 1.
+    edge = np.where(steep >= MIN_SLOPE, width, 0.0).max(axis=0)
+    low, high = np.percentile(g.reshape(n, -1), [5, 95], axis=1)
+    # For the spread, directions with under 1/8 of the steepest's slope are left out.
+    slowest = np.where(steep >= steep.max(axis=0) / 8, steep, np.inf).min(axis=0)
+    spread = (high - low) / (np.sqrt(2 * np.pi) * np.maximum(slowest, 1e-3))
+    return edge, spread
+
+
+def _steepest(g: np.ndarray) -> np.ndarray:
+    """(4, N) the steepest slopes (p99) of (N, H, W) crops along 0, 45, 90, 135 degrees."""
+    dy, dx = np.gradient(g, axis=(1, 2))
+    angles = np.radians([0, 45, 90, 135])
+    along = np.abs(np.cos(angles)[:, None, None, None] * dx + np.sin(angles)[:, None, None,
+                                                                              None] * dy)
+    return np.percentile(along.reshape(4, len(g), -1), 99, axis=2)
+
+
+def _face(grey: np.ndarray) -> np.ndarray:
+    """The crops' face inside the outline: the tile's outline against the table (or a
+    rack's black) is no ink, and its contrast would stand for the ink's."""
     g = np.asarray(grey, np.float32)
     if len(g) == 0:
-        return np.zeros(0, np.float32)
-    # The face's inside only: the tile's outline against the table (or a rack's black)
-    # is no ink, and its contrast would stand for the ink's.
+        return g
     h, w = g.shape[1:]
-    g = g[:, round(h * INSET):h - round(h * INSET), round(w * INSET):w - round(w * INSET)]
-    gy, gx = np.gradient(g, axis=(1, 2))
-    flat = g.reshape(len(g), -1)
-    span = np.percentile(flat, 95, axis=1) - np.percentile(flat, 5, axis=1)
-    steep = np.stack([
-        np.percentile(np.abs(np.cos(a) * gx + np.sin(a) * gy).reshape(len(g), -1), 99, axis=1)
-        for a in np.radians([0, 45, 90, 135])])
-    # A direction with (almost) no edges at all says nothing of blur: ink drawn all one way
-    # has no slope across it. A shake flattens its own direction's slopes to a fifth at the
-    # strongest blur measured, so only far flatter directions are left out.
-    counted = steep >= NO_EDGES * steep.max(axis=0)
-    slowest = np.where(counted, steep, np.inf).min(axis=0)
-    return span / (np.sqrt(2 * np.pi) * np.maximum(slowest, 1e-3))
+    return g[:, round(h * INSET):h - round(h * INSET), round(w * INSET):w - round(w * INSET)]
 
 
 def measure(image_bgr: np.ndarray, corners: np.ndarray,
@@ -127,18 +172,30 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray,
 
     from vision.recognition.rectify import rectify_tiles
 
-    small = _shrunk(image_bgr, 512)
-    grey_photo = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    # every few pixels (about 512 along the long side): a median and a share need no more
+    step = max(1, max(image_bgr.shape[:2]) // 512)
+    grey_photo = cv2.cvtColor(np.ascontiguousarray(image_bgr[::step, ::step]),
+                              cv2.COLOR_BGR2GRAY)
     photo_grey = float(np.median(grey_photo))
     photo_burnt = float(np.mean(grey_photo >= BURNT_GREY))
     corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
     if len(corners) == 0:
-        return PhotoQuality(None, None, None, photo_grey, photo_burnt, 0)
+        return PhotoQuality(None, None, None, None, photo_grey, photo_burnt, 0)
+    # A tile the photo's edge cuts is cropped partly from repeated edge pixels, a smear
+    # that is no blur: judged on the whole tiles when there are any.
+    h, w = image_bgr.shape[:2]
+    whole = (corners.min(axis=1) > 0).all(axis=1) & (corners.max(axis=1) < (w - 1, h - 1)).all(
+        axis=1)
+    if whole.any():
+        corners = corners[whole]
     crops = rectify_tiles(image_bgr, corners, crop_size)
-    grey = np.stack([cv2.cvtColor(c, cv2.COLOR_BGR2GRAY) for c in crops])
-    flat = grey.reshape(len(grey), -1)
+    n, ch, cw = crops.shape[:3]
+    grey = cv2.cvtColor(crops.reshape(n * ch, cw, 3), cv2.COLOR_BGR2GRAY).reshape(n, ch, cw)
+    flat = grey.reshape(n, -1)
+    edge, spread = crop_widths(grey)
     return PhotoQuality(
-        edge_width=float(np.median(crop_edge_width(grey))),
+        edge_width=float(np.median(edge)),
+        spread_width=float(np.median(spread)),
         body_grey=float(np.median(np.median(flat, axis=1))),
         burnt_share=float(np.median(np.mean(flat >= BURNT_GREY, axis=1))),
         photo_grey=photo_grey, photo_burnt=photo_burnt, tiles=len(corners))
@@ -168,14 +225,3 @@ def refuse_unfit(image_bgr, detections, crop_size: tuple[int, int] | None = None
     if problems:
         raise PhotoUnfit(problems, quality)
     return quality
-
-
-def _shrunk(image: np.ndarray, long_side: int) -> np.ndarray:
-    import cv2
-
-    h, w = image.shape[:2]
-    scale = long_side / max(h, w)
-    if scale >= 1:
-        return image
-    return cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
-                      interpolation=cv2.INTER_AREA)
