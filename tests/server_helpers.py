@@ -118,6 +118,12 @@ def start_round(client, game: dict, **body):
                        **({"json": body} if body else {}))
 
 
+def turn_body(client, game: dict, **body) -> dict:
+    """A turn call's JSON body naming the running turn, as the page sends it."""
+    view = client.get(f"/api/games/{game['id']}", headers={"X-Token": game["token"]}).json()
+    return {"turn_id": view["round"]["turn"]["id"], **body}
+
+
 def upload(client, game: dict, route: str, photo: bytes, *, token: str | None = None,
            content_type: str = "image/jpeg", **extra):
     return client.post(f"/api/games/{game['id']}/{route}",

@@ -150,14 +150,24 @@ async def _send_json(send, status: int, detail: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def _validation_words(error: RequestValidationError) -> tuple[int, str]:
+TURN_ID_MISSING = ("turn_id: required, the id of the turn this is meant for "
+                   "(round.turn.id in the game view), as JSON {\"turn_id\": \"...\"}")
+
+
+def _validation_words(error: RequestValidationError, path: str = "") -> tuple[int, str]:
     parts = []
     for item in error.errors():
         if item.get("type") == "json_invalid":
             return 400, f"the body is not valid JSON ({item.get('ctx', {}).get('error', '')})"
         where = ".".join(str(x) for x in item.get("loc", ()) if x not in ("body", "query",
                                                                           "path", "header"))
-        parts.append(f"{where or 'body'}: {item.get('msg', 'invalid')}")
+        missing = item.get("type") == "missing"
+        if missing and (where == "turn_id" or (not where and "/turn/" in path)):
+            parts.append(TURN_ID_MISSING)
+        elif missing and not where:
+            parts.append("body: a JSON body is required")
+        else:
+            parts.append(f"{where or 'body'}: {item.get('msg', 'invalid')}")
     return 422, "; ".join(parts[:5]) or "invalid request"
 
 
@@ -264,7 +274,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError):
-        status, words = _validation_words(error)
+        status, words = _validation_words(error, request.url.path)
         return JSONResponse({"detail": words}, status_code=status)
 
     @app.exception_handler(Exception)

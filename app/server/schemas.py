@@ -49,7 +49,19 @@ class RoundStart(In):
     starter: Name | None = None
 
 
+TurnId = Annotated[str, StringConstraints(min_length=1, max_length=40)]
+TURN_ID_WORDS = ("the id of the turn this is meant for (`round.turn.id` of the game view): a "
+                 "call for a turn that has already ended is refused")
+
+
+class TurnRef(In):
+    """Names the turn a pause, resume or extension is meant for."""
+
+    turn_id: TurnId = Field(..., description=TURN_ID_WORDS)
+
+
 class TurnEnd(In):
+    turn_id: TurnId = Field(..., description=TURN_ID_WORDS)
     photo_id: Annotated[str, StringConstraints(max_length=64)] | None = Field(
         None, description="judge this photo's reading instead of the latest stable one")
 
@@ -135,6 +147,7 @@ class PlayerOut(Out):
 
 
 class TurnOut(Out):
+    id: str = Field(description="names this turn in turn/end, pause, resume and extend")
     number: int
     player: str
     started_at: float
