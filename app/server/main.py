@@ -142,6 +142,37 @@ class BodyLimit:
         return await self.app(scope, counted, send)
 
 
+FAILED_WORDS = "the server failed on this request; the game is unchanged"
+
+
+class ErrorsAnswered:
+    """An unexpected error becomes a logged 500 `{"detail"}` here, inside Starlette's
+    ServerErrorMiddleware: that one answers too, but then re-raises, and uvicorn closes
+    the keep-alive connection, so the phone's next request on it was reset."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = False
+
+        async def tracked(message):
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception:
+            log.exception("unexpected error on %s %s", scope.get("method"), scope.get("path"))
+            if started:
+                raise  # half an answer sent: only closing the connection says it failed
+            await _send_json(send, 500, FAILED_WORDS)
+
+
 async def _send_json(send, status: int, detail: str) -> None:
     body = json.dumps({"detail": detail}).encode()
     await send({"type": "http.response.start", "status": status,
@@ -266,6 +297,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.add_middleware(BodyLimit, limit=settings.upload_limit)
+    app.add_middleware(ErrorsAnswered)  # added last: the outermost of these two
     _local_docs(app)
 
     @app.exception_handler(GameError)
@@ -276,12 +308,6 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     async def invalid(request: Request, error: RequestValidationError):
         status, words = _validation_words(error, request.url.path)
         return JSONResponse({"detail": words}, status_code=status)
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, error: Exception):
-        log.exception("unexpected error on %s %s", request.method, request.url.path)
-        return JSONResponse({"detail": "the server failed on this request; the game is "
-                                       "unchanged"}, status_code=500)
 
     from app.server.routers import games, meta, table
 
