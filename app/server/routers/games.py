@@ -24,7 +24,7 @@ ERRORS = {401: {"model": schemas.Problem, "description": "no token"},
 def create_game(body: schemas.GameCreate, request: Request):
     """A new game (table token). The answer holds the game's `token` and `watch_token`."""
     svc = service(request)
-    row = svc.create(body.players, body.edition, body.settings,
+    row = svc.create(body.players, body.edition, body.settings.overrides(),
                      body.timer.model_dump() if body.timer else None)
     return svc.view(row.id, with_tokens=True)
 
