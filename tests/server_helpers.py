@@ -141,8 +141,10 @@ def free_port() -> int:
 class ServerProcess:
     """`rummikub serve` in a child process on 127.0.0.1 and a free port."""
 
-    def __init__(self, data_dir: Path, port: int | None = None, https: bool = False):
+    def __init__(self, data_dir: Path, port: int | None = None, https: bool = False,
+                 extra: tuple[str, ...] = ()):
         self.data_dir = Path(data_dir)
+        self.extra = tuple(extra)  # more `rummikub serve` options
         self.port = port or free_port()
         self.https = https
         self.base = f"{'https' if https else 'http'}://127.0.0.1:{self.port}"
@@ -154,7 +156,7 @@ class ServerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port",
              str(self.port), "--data", str(self.data_dir), "--no-qr"]
-            + (["--https"] if self.https else []),
+            + (["--https"] if self.https else []) + list(self.extra),
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         import httpx
 

@@ -10,6 +10,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
@@ -423,8 +425,12 @@ def test_a_busy_table_drops_old_frames_and_reads_the_latest(tmp_path):
     app = make_app(tmp_path, reader=SlowReader(0.3))
     with TestClient(app) as client:
         game = new_game(client, app)
-        for _ in range(12):
-            client.post(f"/api/games/{game['id']}/frames", content=FIRST_MELD,
+        # Frames that all differ (a still table's frames are not read by the models).
+        rng = np.random.default_rng(12)
+        frames = [cv2.imencode(".jpg", rng.integers(0, 255, (150, 200, 3), np.uint8))[1]
+                  .tobytes() for _ in range(12)]
+        for frame in frames:
+            client.post(f"/api/games/{game['id']}/frames", content=frame,
                         headers={**h(game), "content-type": "image/jpeg"})
         stats = _wait_stats(client, game, lambda s: s["read"] + s["dropped"] >= 12)
     assert stats["received"] == 12

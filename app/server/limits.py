@@ -1,5 +1,5 @@
 """Limits on what one client may cost the server: messages per second on a live socket,
-and the pixels being decoded at once across all uploads.
+and the memory of the pixels being decoded at once across all photos and frames.
 
 Both are small value types with one question each (`MessageRate.take`, the budget's
 context manager); the routes decide what to answer."""
@@ -55,14 +55,18 @@ class MessageRate:
         return self.refused_in_a_row >= self.flood
 
 
-class TooManyPixels(ValueError):
+class TooMuchToDecode(ValueError):
     """One photo needs more than the whole budget: it can never be decoded here."""
 
 
-class PixelBudget:
-    """Pixels being decoded at once, by all uploads together: a photo waits until its
-    pixels fit, so a burst of big photos queues instead of exhausting memory. Counted in
-    decoded pixels (3 bytes each, plus what the decoder holds; `uploads.decode_cost`)."""
+class ServerBusy(RuntimeError):
+    """The budget stayed full for the whole wait."""
+
+
+class DecodeBudget:
+    """Bytes of decoded pixels held at once, by all photos and frames together: a photo
+    waits until it fits, so a burst of big photos queues instead of exhausting memory.
+    What one photo holds is `uploads.decode_bytes` (measured: docs/server.md)."""
 
     def __init__(self, capacity: int):
         self.capacity = int(capacity)
@@ -70,20 +74,27 @@ class PixelBudget:
         self.peak = 0
         self._cond = threading.Condition()
 
-    @contextlib.contextmanager
-    def hold(self, pixels: int, timeout: float | None = 120.0):
-        pixels = max(1, int(pixels))
-        if pixels > self.capacity:
-            raise TooManyPixels(f"{pixels / 1e6:.0f} megapixels to decode, over the "
-                                f"server's {self.capacity / 1e6:.0f}")
+    def acquire(self, size: int, timeout: float | None = 120.0) -> int:
+        size = max(1, int(size))
+        if size > self.capacity:
+            raise TooMuchToDecode(f"decoding it takes {size / 2**20:.0f} MB, more than the "
+                                  f"server's {self.capacity / 2**20:.0f} MB for photos")
         with self._cond:
-            if not self._cond.wait_for(lambda: self.used + pixels <= self.capacity, timeout):
-                raise TimeoutError("the server is busy decoding other photos")
-            self.used += pixels
+            if not self._cond.wait_for(lambda: self.used + size <= self.capacity, timeout):
+                raise ServerBusy("the server is busy decoding other photos: try again")
+            self.used += size
             self.peak = max(self.peak, self.used)
+        return size
+
+    def release(self, size: int) -> None:
+        with self._cond:
+            self.used -= size
+            self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def hold(self, size: int, timeout: float | None = 120.0):
+        held = self.acquire(size, timeout)
         try:
             yield
         finally:
-            with self._cond:
-                self.used -= pixels
-                self._cond.notify_all()
+            self.release(held)

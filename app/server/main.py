@@ -24,6 +24,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.server.games import GameError, GameService
+from app.server.limits import DecodeBudget
 from app.server.storage import Storage
 from vision.decode import MAX_BYTES
 
@@ -41,6 +42,9 @@ UPLOAD_LIMIT = MAX_BYTES
 # hundreds of MB as Python objects).
 OTHER_BODY_LIMIT = 1024 * 1024
 PHOTO_SLOTS = 2  # uploaded photos decoded and read at the same time
+# Memory for decoded pixels, all photos and frames together (`limits.DecodeBudget`): two of
+# the largest photos read (a 120 MP JPEG holds up to 360 MB decoded) at once; more wait.
+DECODE_MEMORY = 768 * 2**20
 
 
 @dataclass
@@ -50,6 +54,7 @@ class ServerSettings:
     models_dir: Path | None = None
     profile: Path | None = None  # a calibration profile for the table's camera
     upload_limit: int = UPLOAD_LIMIT
+    decode_memory: int = DECODE_MEMORY  # bytes of decoded pixels held at once, in all
     tick_s: float = 0.5
     # Threads reading frames for all tables. One: a read already runs the models on two
     # threads, and on two cores a second reader only makes every read slower
@@ -255,8 +260,10 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         storage = Storage(settings.database)
         reader = await run_in_threadpool(load_reader, settings)
         service = GameService(storage, reader, clock=settings.clock)
+        budget = DecodeBudget(settings.decode_memory)
         hub = FrameHub(service, reader, workers=settings.frame_workers, hold=settings.hold,
-                       idle_s=settings.frames_idle_s)
+                       idle_s=settings.frames_idle_s, budget=budget)
+        app.state.decode_budget = budget
         app.state.settings = settings
         app.state.storage = storage
         app.state.service = service

@@ -306,6 +306,8 @@ class FrameStats(Out):
     bad: int
     changes: int
     takeovers: int = Field(0, description="times another camera took the game's camera over")
+    still: int = Field(0, description="of the frames read, those that showed the table as "
+                       "the last one the models read: the models did not run on them")
 
 
 class GameSummary(Out):

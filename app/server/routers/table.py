@@ -4,6 +4,7 @@ corrections, racks, the start draw, stored photos."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 
 from fastapi import (
@@ -20,11 +21,11 @@ from starlette.concurrency import run_in_threadpool
 from app.server import schemas
 from app.server.auth import game_access, token_of
 from app.server.frames import CameraTaken, offer
-from app.server.games import GameError, PhotoIn
+from app.server.games import GameError
 from app.server.limits import SOCKET_BURST, SOCKET_RATE, MessageRate
 from app.server.routers.deps import MAX_ID, Play, Watch, service
 from app.server.routers.games import ERRORS
-from app.server.uploads import check_type, read_upload
+from app.server.uploads import budgeted_photo, check_type, upload_bytes
 
 router = APIRouter(prefix="/api/games", tags=["table"])
 
@@ -53,10 +54,16 @@ def _camera(request_or_ws):
     return ("camera", name[:64]) if name else None
 
 
-def _upload(request, photo) -> PhotoIn:
-    """The uploaded photo checked, with the image the reader's detector needs decoded."""
+@contextlib.contextmanager
+def _upload(request, upload):
+    """The uploaded photo checked, with the image the reader's detector needs decoded;
+    its decode memory is held in the server's budget while the caller reads it, and the
+    photos read at once are the server's photo slots (each read takes a core)."""
     detector = getattr(service(request).reader, "detector", None)
-    return read_upload(photo, _limit(request), detector)
+    data = upload_bytes(upload, _limit(request))
+    with request.app.state.photo_slots, \
+            budgeted_photo(data, request.app.state.decode_budget, detector) as photo:
+        yield photo
 
 
 PHOTO_BODY = {"requestBody": {"content": {"multipart/form-data": {"schema": {
@@ -88,9 +95,8 @@ async def table_photo(request: Request, access: Play):
     form = await _form(request)
 
     def read():
-        with request.app.state.photo_slots:
-            return service(request).read_photo(access.game.id,
-                                               _upload(request, form.get("photo")))
+        with _upload(request, form.get("photo")) as photo:
+            return service(request).read_photo(access.game.id, photo)
 
     return await run_in_threadpool(read)
 
@@ -151,9 +157,8 @@ async def rack(request: Request, access: Play):
         raise HTTPException(422, "player: give the player's name")
 
     def read():
-        with request.app.state.photo_slots:
-            return svc.rack_from_photo(access.game.id, player.strip(),
-                                       _upload(request, upload))
+        with _upload(request, upload) as photo:
+            return svc.rack_from_photo(access.game.id, player.strip(), photo)
 
     return await run_in_threadpool(read)
 
@@ -166,9 +171,8 @@ async def start_draw(request: Request, access: Play):
     form = await _form(request)
 
     def read():
-        with request.app.state.photo_slots:
-            return service(request).start_draw(access.game.id,
-                                               _upload(request, form.get("photo")))
+        with _upload(request, form.get("photo")) as photo:
+            return service(request).start_draw(access.game.id, photo)
 
     return await run_in_threadpool(read)
 
