@@ -23,6 +23,7 @@ see `games.apply_corrections`). A camera that sent nothing for
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 import time
@@ -99,6 +100,7 @@ class GameFrames:
     still_ref: np.ndarray | None = None  # the last read frame's still picture
     last_read: tuple | None = None  # its (detections, grey picture, tiles as JSON)
     still_run: int = 0  # still frames since the last read one
+    latest: tuple = (0, None)  # (changes of the game seen, its latest reading kept)
     last_update: object = None  # the tracker's answer to the last frame it was given
     subscribers: set = field(default_factory=set)
     last_used: float = field(default_factory=time.monotonic)  # last frame or socket
@@ -264,12 +266,19 @@ class FrameHub:
                 self.loop.call_soon_threadsafe(self._deliver, gf, message, box[0])
 
     def _deliver(self, gf: GameFrames, message: dict, frame: Frame) -> None:
-        """On the event loop: the reading made from `frame`, to every live socket."""
+        """On the event loop: the reading made from `frame`, to every live socket, as JSON
+        text made once for the sender and once for all the others (a director's view and
+        a big screen watch every table: each reading goes to several sockets)."""
         message["frame"]["latency_ms"] = round((time.perf_counter() - frame.received)
                                                * 1000, 1)
+        others = None
         for queue in list(gf.subscribers):
-            offer(queue, message if queue is frame.source else
-                  {**message, "frame": {**message["frame"], "seq": None}})
+            if queue is frame.source:
+                offer(queue, as_text(message))
+                continue
+            if others is None:
+                others = as_text({**message, "frame": {**message["frame"], "seq": None}})
+            offer(queue, others)
 
     def _tell_error(self, box: list[Frame], detail: str) -> None:
         if box:
@@ -355,7 +364,13 @@ class FrameHub:
         gf.last_read_ms = (time.perf_counter() - start) * 1000
         reading = stored
         if reading is None:
-            reading = self._latest(gf.game_id)
+            # The game's latest reading, kept between frames until the game changes (a
+            # still table's every frame would read and parse it from the database again).
+            version, cached = gf.latest
+            reading = cached if cached is not None else self._latest(gf.game_id)
+            with gf.slot_lock:
+                if gf.latest[0] == version:
+                    gf.latest = (version, reading)
         return {
             "type": "reading",
             "reading": reading,
@@ -411,6 +426,8 @@ class FrameHub:
             return
         if what == "finished":
             gf.finished = True
+        with gf.slot_lock:
+            gf.latest = (gf.latest[0] + 1, None)
         with gf.lock:
             if what == "turn-accepted":
                 gf.tracker.commit()
@@ -500,3 +517,8 @@ def offer(queue: asyncio.Queue, message: dict) -> None:
                 queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
+
+
+def as_text(message: dict) -> str:
+    """A socket message as the JSON text Starlette's `send_json` would send."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)

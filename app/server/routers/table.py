@@ -254,6 +254,9 @@ async def live(ws: WebSocket, game_id: str):
             await ws.send_json(await game_message())
             while True:
                 message = await queue.get()
+                if isinstance(message, str):  # already JSON (frames.FrameHub._deliver)
+                    await ws.send_text(message)
+                    continue
                 if message.get("type") == "game-changed":
                     message = await game_message()
                 await ws.send_json(message)
