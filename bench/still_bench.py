@@ -3,14 +3,14 @@ a still frame costs against a read one.
 
     python -m bench.still_bench [--photos 40] [--runs 7] [--json OUT]
 
-1. The threshold (`app.server.frames.STILL_MAX_DIFF`). For each real labelled photo
+1. The threshold (`app.server.still.STILL_MAX_DIFF`). For each real labelled photo
    (`valid/`, then `train/`) two kinds of frame pairs, each frame with its own camera
    noise (Gaussian, sigma 3 and 6 grey levels, a 2 % flicker of brightness, JPEG quality
    80 as a phone streams):
    - same table: the photo and itself (only the noise differs);
    - one tile moved: one labelled tile painted out (inpainted) and pasted again 1.5 tile
      heights away, in a random direction (the smallest tile of the photo, so the hardest).
-   The measure is `frames.still_difference` of two `frames.still_picture`s (libjpeg's 1/8
+   The measure is `still.still_difference` of two `still.still_picture`s (libjpeg's 1/8
    decode, 64x48 grey, 3x3 blur): the largest difference of one pixel once the
    brightness is evened out. Reported: the largest over the same-table pairs, the
    smallest over the moved pairs, and how many of each the threshold judges wrongly.
@@ -19,7 +19,7 @@ a still frame costs against a read one.
    (one tile is a few of 3072 pixels: it moves the mean less than flicker does).
 2. The cost. The server's frame path (`FrameHub._process_latest`) on a 1000x750 table
    frame, once read by the models and once matched as still on a table still for a while
-   (the first `frames.still_pushes` still frames after a read still go to the tracker),
+   (the first `still.still_pushes` still frames after a read still go to the tracker),
    interleaved over `--runs` rounds: the ratio still / read (medians), and each against
    the floor (`bench.floor`).
 """
@@ -73,7 +73,7 @@ def _smallest_tile(tiles) -> np.ndarray:
 
 
 def measure_threshold(count: int, seed: int = 20) -> dict:
-    from app.server.frames import STILL_MAX_DIFF, still_difference, still_picture
+    from app.server.still import STILL_MAX_DIFF, still_difference, still_picture
     from training.real_data import load_split
     from vision.decode import Photo
 

@@ -10,14 +10,9 @@ import cv2
 import numpy as np
 import pytest
 
-from app.server.frames import (
-    STILL_MAX_DIFF,
-    FrameHub,
-    same_table,
-    still_difference,
-    still_picture,
-)
+from app.server.frames import FrameHub
 from app.server.games import GameService
+from app.server.still import STILL_MAX_DIFF, same_table, still_difference, still_picture
 from app.server.storage import Storage
 from tests.server_helpers import RUN_B1_B4, RUN_R2_R5, reader, table_photo
 from vision.decode import Photo

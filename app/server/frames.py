@@ -34,6 +34,7 @@ import numpy as np
 
 from app.server.games import GameError, GameService
 from app.server.limits import DecodeBudget, ServerBusy, TooMuchToDecode
+from app.server.still import same_table, still_picture, still_pushes
 from app.server.uploads import check_photo, decode_bytes, sniff_type
 from vision.decode import Photo, PhotoError
 from vision.pipeline import detection_reduction
@@ -50,13 +51,6 @@ CAMERA_TAKEN = ("Another phone took over the camera: a table is read by one came
                 "time, so this phone's camera has stopped.")
 COUNTERS = ("received", "read", "dropped", "bad", "changes", "takeovers", "last_read_ms",
             "still")
-# A frame whose 64x48 grey picture differs from the last frame the models read by less
-# than this (the largest difference of one pixel, in grey levels, after a 3x3 blur and
-# with the brightness evened out) is the same table: its tiles are the last read ones, and
-# the models do not run. `python -m bench.still_bench` on 40 real photos: camera noise
-# and flicker at most 1.2, one tile moved at least 15.4 (docs/decisions/still-frames.md).
-STILL_SIZE = (64, 48)
-STILL_MAX_DIFF = 4.0
 
 
 class CameraTaken(GameError):
@@ -472,38 +466,6 @@ class FrameHub:
         for thread in self._threads:
             # A read under way finishes on its own (a daemon thread); not waited for long.
             await asyncio.get_running_loop().run_in_executor(None, thread.join, 2.0)
-
-
-def still_pushes(tracker) -> int:
-    """Still frames the tracker is still given after a read: twice the frames it votes over,
-    so a change or a tile leaving (`leave_after` frames) is decided as before."""
-    return 2 * int(getattr(tracker, "window", 8))
-
-
-def still_picture(photo: Photo) -> np.ndarray:
-    """The frame as a 64x48 grey picture, blurred a little: from libjpeg's 1/8 decode of a
-    JPEG (about a millisecond for 1000x750), so a still frame costs next to nothing."""
-    import cv2
-
-    small = photo.reduced(8)
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    grey = cv2.resize(grey, STILL_SIZE, interpolation=cv2.INTER_AREA)
-    return cv2.blur(grey.astype(np.float32), (3, 3))
-
-
-def still_difference(picture: np.ndarray, reference: np.ndarray) -> float:
-    """The largest difference of one pixel between two still pictures, `picture` brought
-    to the reference's brightness first: a phone's exposure and a lamp's flicker change
-    every pixel a little (2 % is 5 grey levels on a cream tile), a moved tile a few a lot."""
-    gain = float(reference.mean()) / max(1e-6, float(picture.mean()))
-    return float(np.abs(picture * gain - reference).max())
-
-
-def same_table(picture: np.ndarray, reference: np.ndarray,
-               threshold: float = STILL_MAX_DIFF) -> bool:
-    """Whether two still pictures differ only by camera noise (see STILL_MAX_DIFF)."""
-    return picture.shape == reference.shape and \
-        still_difference(picture, reference) < threshold
 
 
 def offer(queue: asyncio.Queue, message: dict) -> None:
