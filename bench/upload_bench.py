@@ -3,6 +3,7 @@ and 50 MP, each time as a ratio to the 1000x750 upload and to the floor (`bench.
 JPEG decode + one pass of both models on the 1000x750 photo) timed in the same run.
 
     python -m bench.upload_bench [--runs 7] [--whole] [--json OUT]
+    python -m bench.upload_bench --memory [--at-once 8]   (peak memory: bench.upload_memory)
 
 The app runs in this process (FastAPI's TestClient, a fresh database in a temporary
 folder) and each upload is `POST /api/games/{id}/photo` as the page sends it: the
@@ -70,7 +71,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--whole", action="store_true",
                         help="decode every photo whole, as the server did before")
     parser.add_argument("--json", type=Path, help="also write the report here")
-    args = parser.parse_args(argv)
+    parser.add_argument("--memory", action="store_true",
+                        help="measure peak memory instead (`bench.upload_memory`)")
+    args, rest = parser.parse_known_args(argv)
+    if args.memory:
+        from bench.upload_memory import main as memory_main
+
+        return memory_main(rest + (["--json", str(args.json)] if args.json else []))
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
 
     from fastapi.testclient import TestClient
 

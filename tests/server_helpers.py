@@ -125,6 +125,12 @@ def start_round(client, game: dict, **body):
                        **({"json": body} if body else {}))
 
 
+def turn_body(client, game: dict, **body) -> dict:
+    """A turn call's JSON body naming the running turn, as the page sends it."""
+    view = client.get(f"/api/games/{game['id']}", headers={"X-Token": game["token"]}).json()
+    return {"turn_id": view["round"]["turn"]["id"], **body}
+
+
 def upload(client, game: dict, route: str, photo: bytes, *, token: str | None = None,
            content_type: str = "image/jpeg", **extra):
     return client.post(f"/api/games/{game['id']}/{route}",
@@ -143,9 +149,10 @@ class ServerProcess:
     """`rummikub serve` in a child process on 127.0.0.1 and a free port."""
 
     def __init__(self, data_dir: Path, port: int | None = None, https: bool = False,
-                 db: str | None = None):
+                 db: str | None = None, extra: tuple[str, ...] = ()):
         self.data_dir = Path(data_dir)
         self.db = db  # --db: a PostgreSQL URL; default the SQLite file in data_dir
+        self.extra = tuple(extra)  # more `rummikub serve` options
         self.port = port or free_port()
         self.https = https
         self.base = f"{'https' if https else 'http'}://127.0.0.1:{self.port}"
@@ -157,7 +164,8 @@ class ServerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port",
              str(self.port), "--data", str(self.data_dir), "--no-qr"]
-            + (["--https"] if self.https else []) + (["--db", self.db] if self.db else []),
+            + (["--https"] if self.https else []) + (["--db", self.db] if self.db else [])
+            + list(self.extra),
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         import httpx
 

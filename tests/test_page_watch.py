@@ -59,7 +59,9 @@ def test_watch_feeds_a_video_to_the_game_and_the_turn_is_judged(server, tmp_path
 
     table = api(server, "GET", f"/api/games/{game['id']}", game["token"])["table"]
     assert table["table_valid"] and sum(s["valid"] for s in table["sets"]) == 4
-    verdict = api(server, "POST", f"/api/games/{game['id']}/turn/end", game["token"], {})
+    turn = api(server, "GET", f"/api/games/{game['id']}", game["token"])["round"]["turn"]
+    verdict = api(server, "POST", f"/api/games/{game['id']}/turn/end", game["token"],
+                  {"turn_id": turn["id"]})
     assert verdict["legal"] and verdict["meld_total"] >= 100
 
 

@@ -6,10 +6,11 @@ import json
 import re
 import shutil
 import subprocess
-import threading
 import time
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine
@@ -26,6 +27,7 @@ from tests.server_helpers import (
     reader,
     sample_bytes,
     table_photo,
+    turn_body,
     upload,
 )
 
@@ -59,7 +61,7 @@ def play_photo(client, game, data):
 
 def end_turn(client, game, **body):
     response = client.post(f"/api/games/{game['id']}/turn/end", headers=h(game),
-                           json=body or None)
+                           json=turn_body(client, game, **body))
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -146,19 +148,24 @@ def test_the_timer_pauses_resumes_and_extends_the_same_for_every_phone(client, a
     assert turn["remaining_s"] == pytest.approx(70)
     assert turn["deadline"] == pytest.approx(clock.now + 70)
 
-    paused = client.post(f"/api/games/{gid}/turn/pause", headers=h(game)).json()
+    paused = client.post(f"/api/games/{gid}/turn/pause", headers=h(game),
+                         json=turn_body(client, game)).json()
     clock.advance(100)
     watcher = client.get(f"/api/games/{gid}", headers={"X-Token": game["watch_token"]}).json()
     assert watcher["round"]["turn"]["paused"] and watcher["round"]["turn"]["deadline"] is None
     assert watcher["round"]["turn"]["remaining_s"] == pytest.approx(70)
     assert paused["round"]["turn"]["remaining_s"] == pytest.approx(70)
-    assert client.post(f"/api/games/{gid}/turn/pause", headers=h(game)).status_code == 409
+    assert client.post(f"/api/games/{gid}/turn/pause", headers=h(game),
+                         json=turn_body(client, game)).status_code == 409
 
-    client.post(f"/api/games/{gid}/turn/resume", headers=h(game))
+    client.post(f"/api/games/{gid}/turn/resume", headers=h(game),
+                         json=turn_body(client, game))
     clock.advance(10)
-    extended = client.post(f"/api/games/{gid}/turn/extend", headers=h(game)).json()
+    extended = client.post(f"/api/games/{gid}/turn/extend", headers=h(game),
+                         json=turn_body(client, game)).json()
     assert extended["round"]["turn"]["remaining_s"] == pytest.approx(90)
-    again = client.post(f"/api/games/{gid}/turn/extend", headers=h(game))
+    again = client.post(f"/api/games/{gid}/turn/extend", headers=h(game),
+                         json=turn_body(client, game))
     assert again.status_code == 409 and "extensions" in again.json()["detail"]
 
 
@@ -421,8 +428,12 @@ def test_a_busy_table_drops_old_frames_and_reads_the_latest(tmp_path):
     app = make_app(tmp_path, reader=SlowReader(0.3))
     with TestClient(app) as client:
         game = new_game(client, app)
-        for _ in range(12):
-            client.post(f"/api/games/{game['id']}/frames", content=FIRST_MELD,
+        # Frames that all differ (a still table's frames are not read by the models).
+        rng = np.random.default_rng(12)
+        frames = [cv2.imencode(".jpg", rng.integers(0, 255, (150, 200, 3), np.uint8))[1]
+                  .tobytes() for _ in range(12)]
+        for frame in frames:
+            client.post(f"/api/games/{game['id']}/frames", content=frame,
                         headers={**h(game), "content-type": "image/jpeg"})
         stats = _wait_stats(client, game, lambda s: s["read"] + s["dropped"] >= 12)
     assert stats["received"] == 12
@@ -444,23 +455,6 @@ def test_an_acknowledged_turn_is_already_committed_to_the_database(client, app, 
             assert db.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
     other.dispose()
     assert [tuple(r) for r in rows] == [(verdict["turn"], "Ann")]
-
-
-def test_parallel_turn_ends_judge_each_turn_once(client, app):
-    game = new_game(client, app)
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
-    results = []
-
-    def end():
-        results.append(client.post(f"/api/games/{game['id']}/turn/end", headers=h(game))
-                       .json()["turn"])
-
-    threads = [threading.Thread(target=end) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert sorted(results) == [1, 2, 3, 4]
 
 
 def test_the_sample_photos_are_served_by_name_only(client):

@@ -103,7 +103,8 @@ def test_malformed_json_is_400_with_words(client, game, unchanged):
     ("round/end", {"winner": "Ann", "racks": {"Ben": "Q5"}}, "Q5"),
     ("round/end", {"winner": "Ann", "racks": {"Ben": "R5"}, "extra": 1}, "extra"),
     ("rounds", {"starter": 7}, "starter"),
-    ("turn/end", {"photo_id": ["x"]}, "photo_id"),
+    ("turn/end", {"turn_id": "r1t1", "photo_id": ["x"]}, "photo_id"),
+    ("turn/end", {"photo_id": "x"}, "turn_id"),
 ])
 def test_wrong_fields_are_422_naming_them(client, game, unchanged, path, body, words):
     response = client.post(f"/api/games/{game['id']}/{path}", json=body,
@@ -143,5 +144,5 @@ def test_a_socket_to_an_unknown_game_is_refused(client):
 def test_the_wrong_moment_is_409(client, app):
     game = new_game(client, app)
     response = client.post(f"/api/games/{game['id']}/turn/end",
-                           headers={"X-Token": game["token"]})
+                           headers={"X-Token": game["token"]}, json={"turn_id": "r1t1"})
     assert response.status_code == 409 and "round" in response.json()["detail"]

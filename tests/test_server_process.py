@@ -42,9 +42,14 @@ def _photo(http, base, game, data):
     assert response.status_code == 200, response.text
 
 
+def _turn_id(http, base, game) -> dict:
+    view = http.get(f"{base}/api/games/{game['id']}", headers={"X-Token": game["token"]})
+    return {"turn_id": view.json()["round"]["turn"]["id"]}
+
+
 def _end_turn(http, base, game):
     response = http.post(f"{base}/api/games/{game['id']}/turn/end",
-                         headers={"X-Token": game["token"]})
+                         headers={"X-Token": game["token"]}, json=_turn_id(http, base, game))
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -92,8 +97,10 @@ def test_sigkill_mid_game_loses_no_acknowledged_turn_score_or_timer(tmp_path):
             acknowledged.append(_end_turn(http, base, game))
             _photo(http, base, game, MORE)
             acknowledged.append(_end_turn(http, base, game))
-            http.post(f"/api/games/{gid}/turn/pause", headers=headers)
-            http.post(f"/api/games/{gid}/turn/resume", headers=headers)
+            http.post(f"/api/games/{gid}/turn/pause", headers=headers,
+                      json=_turn_id(http, base, game))
+            http.post(f"/api/games/{gid}/turn/resume", headers=headers,
+                      json=_turn_id(http, base, game))
             before = http.get(f"/api/games/{gid}", headers=headers).json()
 
         # A camera keeps sending frames while the server dies.

@@ -43,15 +43,18 @@ def snapshot(app, game_id):
             storage.photo_count(game_id))
 
 
+TURN = {"json": {"turn_id": "r1t1"}}  # the running turn of the `game` fixture
+
+
 def changing_requests(gid):
     """Every request that changes a game: (method, path, keyword arguments)."""
     photo = {"files": {"photo": ("t.jpg", PHOTO, "image/jpeg")}}
     return [
         ("post", f"/api/games/{gid}/rounds", {"json": {"starter": "Ben"}}),
-        ("post", f"/api/games/{gid}/turn/pause", {}),
-        ("post", f"/api/games/{gid}/turn/resume", {}),
-        ("post", f"/api/games/{gid}/turn/extend", {}),
-        ("post", f"/api/games/{gid}/turn/end", {}),
+        ("post", f"/api/games/{gid}/turn/pause", TURN),
+        ("post", f"/api/games/{gid}/turn/resume", TURN),
+        ("post", f"/api/games/{gid}/turn/extend", TURN),
+        ("post", f"/api/games/{gid}/turn/end", TURN),
         ("post", f"/api/games/{gid}/round/end", {"json": {"winner": "Ann",
                                                            "racks": {"Ben": "R5"}}}),
         ("post", f"/api/games/{gid}/finish", {}),
@@ -93,7 +96,8 @@ def test_a_change_with_a_wrong_token_is_403_and_changes_nothing(client, app, gam
 
 
 def test_the_token_may_come_as_a_query_parameter(client, game):
-    response = client.post(f"/api/games/{game['id']}/turn/pause?token={game['token']}")
+    response = client.post(f"/api/games/{game['id']}/turn/pause?token={game['token']}",
+                           json=TURN["json"])
     assert response.status_code == 200 and response.json()["round"]["turn"]["paused"]
 
 

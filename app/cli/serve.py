@@ -43,6 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--frame-workers", type=int, default=1, metavar="N",
                         help="threads reading camera frames, shared by all tables (default 1: "
                         "each read already uses two cores)")
+    parser.add_argument("--decode-memory", type=int, default=None, metavar="MB",
+                        help="memory for decoded photos and frames, all at once (default "
+                        "768 MB: two of the largest photos; more wait their turn)")
     parser.add_argument("--no-qr", action="store_true", help="print the URL without a QR code")
     parser.set_defaults(func=run_serve)
 
@@ -135,6 +138,8 @@ def run_serve(args: argparse.Namespace) -> int:
         raise _error(f"--port {args.port}: a port number 1-65535")
     if not 1 <= args.frame_workers <= 64:
         raise _error(f"--frame-workers {args.frame_workers}: 1 to 64 threads")
+    if args.decode_memory is not None and not 64 <= args.decode_memory <= 1_000_000:
+        raise _error(f"--decode-memory {args.decode_memory}: 64 MB or more")
     settings = ServerSettings(data_dir=args.data, db_path=args.db, models_dir=args.models,
                               profile=args.profile, frame_workers=args.frame_workers)
     # The database first: a bad one is refused in a line before the models take seconds.
@@ -149,6 +154,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
         where = target(settings.database).label  # a URL's password is not printed
         raise _error(f"cannot open the database {where}: {error}") from None
+    if args.decode_memory is not None:
+        settings.decode_memory = args.decode_memory * 2**20
     try:
         settings.reader = _load(settings)
     except ModelsMissing as error:

@@ -23,19 +23,27 @@ see `games.apply_corrections`). A camera that sent nothing for
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import threading
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from app.server.games import GameError, GameService
+from app.server.limits import DecodeBudget, ServerBusy, TooMuchToDecode
 from app.server.messages import Message, say, unfit_message
-from app.server.uploads import open_photo, sniff_type
+from app.server.still import same_table, still_picture, still_pushes
+from app.server.uploads import check_photo, decode_bytes, sniff_type
 from vision.recognition import quality
-from vision.recognition.decode import PhotoError
+from vision.recognition.decode import Photo, PhotoError
 from vision.recognition.pipeline import detection_reduction
 
+log = logging.getLogger("rummikub.server")
+
+DECODE_MEMORY = 768 * 2**20  # as the app's (main.DECODE_MEMORY) when none is given
 GRAY_WIDTH = 160  # the small grey picture the tracker measures stillness on
 IDLE_S = 30 * 60.0  # a game's tracker is let go after this long without frames or sockets
 # A camera streams 3 frames a second; one silent this long (closed, asleep, gone) no longer
@@ -52,7 +60,7 @@ def camera_taken(by: object) -> Message:
 
 CAMERA_TAKEN = camera_taken(None).english
 COUNTERS = ("received", "read", "dropped", "bad", "refused", "changes", "takeovers",
-            "last_read_ms")
+            "last_read_ms", "still")
 
 
 class CameraTaken(GameError):
@@ -82,8 +90,8 @@ class GameFrames:
     game_id: str
     tracker: object
     slot: Frame | None = None
-    event: asyncio.Event = field(default_factory=asyncio.Event)
-    task: asyncio.Task | None = None
+    busy: bool = False  # a reader thread is on this game's frame
+    served_at: float = 0.0  # when a reader last started on it: the longest waiting goes first
     lock: threading.Lock = field(default_factory=threading.Lock)  # the tracker
     slot_lock: threading.Lock = field(default_factory=threading.Lock)  # the slot, briefly
     received: int = 0
@@ -93,6 +101,12 @@ class GameFrames:
     refused: int = 0  # frames too blurred, dark or overexposed to read: never the table
     changes: int = 0
     last_read_ms: float = 0.0
+    still: int = 0  # frames that matched the last read one: not read by the models
+    still_ref: np.ndarray | None = None  # the last read frame's still picture
+    last_read: tuple | None = None  # its (detections, grey picture, tiles as JSON)
+    still_run: int = 0  # still frames since the last read one
+    latest: tuple = (0, None)  # (changes of the game seen, its latest reading kept)
+    last_update: object = None  # the tracker's answer to the last frame it was given
     subscribers: set = field(default_factory=set)
     last_used: float = field(default_factory=time.monotonic)  # last frame or socket
     finished: bool = False  # the game is over: no more frames will count
@@ -111,12 +125,22 @@ class FrameHub:
     """All games' frame slots and workers; lives as long as the app."""
 
     def __init__(self, service: GameService, reader, *, workers: int = 1, hold: int = 3,
-                 idle_s: float = IDLE_S):
+                 idle_s: float = IDLE_S, budget: DecodeBudget | None = None):
         self.service = service
+        # The server's memory for decoded pixels, shared with the uploads.
+        self.budget = budget or DecodeBudget(DECODE_MEMORY)
         self.reader = reader
         self.hold = hold
         self.idle_s = idle_s
-        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="frames")
+        self.workers = workers
+        # Games with a frame waiting and no reader on it. A reader takes the one served
+        # longest ago, so every table gets its turn whatever order frames arrive in (a
+        # first-come queue served the tables whose frames came first in each round of
+        # sends: at 16 tables, table 1 lost 1 % of its frames and table 16 48 %).
+        self._ready: set[str] = set()
+        self._cond = threading.Condition()
+        self._threads: list[threading.Thread] = []
+        self._closing = False
         self.games: dict[str, GameFrames] = {}
         # The counters of games whose tracker was let go (`sweep`): a game's frame counts
         # cover its whole time on this server, not only since its tracker was last made.
@@ -134,8 +158,6 @@ class FrameHub:
                 setattr(gf, name, value)
             self.games[game_id] = gf
         gf.last_used = time.monotonic()
-        if gf.task is None or gf.task.done():
-            gf.task = asyncio.get_running_loop().create_task(self._worker(gf))
         return gf
 
     # -- frames in -------------------------------------------------------------------------
@@ -156,7 +178,11 @@ class FrameHub:
         if replaced is not None:
             self._tell(replaced.source, {"type": "dropped", "frame": replaced.seq,
                                          "dropped": gf.dropped})
-        gf.event.set()
+        with self._cond:
+            if not gf.busy:  # else the reader on it sees the new frame when it is done
+                self._ready.add(game_id)
+                self._cond.notify()
+        self._start_readers()
         return gf
 
     def _claim(self, gf: GameFrames, camera: object, queue) -> None:
@@ -188,41 +214,78 @@ class FrameHub:
             with gf.lock:
                 gf.camera_epoch += 1
                 gf.tracker.reset()
+                gf.still_ref = gf.last_read = gf.last_update = None
                 gf.view = f"camera:{uuid.uuid4().hex}"
         gf.replaced.pop(camera, None)
         gf.camera, gf.camera_queue, gf.camera_seen = camera, queue, now
 
-    async def _worker(self, gf: GameFrames) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            await gf.event.wait()
-            gf.event.clear()
-            if gf.slot is None:
-                continue
-            # The frame is taken when a pool thread starts on it, not before: a frame
-            # arriving while this game waits for a thread still replaces the older one.
+    # -- the readers ---------------------------------------------------------------------
+    def _start_readers(self) -> None:
+        if self._threads:
+            return
+        for k in range(self.workers):
+            thread = threading.Thread(target=self._serve, name=f"frames-{k}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _next(self) -> GameFrames | None:
+        """The waiting game served longest ago (None when closing)."""
+        with self._cond:
+            while True:
+                if self._closing:
+                    return None
+                waiting = [gf for g in self._ready if (gf := self.games.get(g)) is not None]
+                if waiting:
+                    gf = min(waiting, key=lambda g: g.served_at)
+                    self._ready.discard(gf.game_id)
+                    gf.busy, gf.served_at = True, time.monotonic()
+                    return gf
+                self._ready.clear()
+                self._cond.wait()
+
+    def _serve(self) -> None:
+        """A reader thread: one game's newest frame at a time, fairly over the games."""
+        while (gf := self._next()) is not None:
             box: list[Frame] = []
+            message = error = None
             try:
-                message = await loop.run_in_executor(self.pool, self._process_latest, gf, box)
-            except PhotoError as error:
+                message = self._process_latest(gf, box)
+            except PhotoError as problem:
                 gf.bad += 1
-                self._tell_error(box, f"bad frame: {error}")
-                continue
-            except GameError as error:
-                self._tell_error(box, str(error))
-                continue
-            except Exception as error:  # a frame never takes the worker down
+                error = f"bad frame: {problem}"
+            except GameError as problem:
+                error = str(problem)
+            except Exception as problem:  # a frame never takes the reader down
+                log.exception("reading a frame of game %s failed", gf.game_id)
                 gf.bad += 1
-                self._tell_error(box, f"frame not read: {error}")
+                error = f"frame not read: {problem}"
+            finally:
+                with self._cond:
+                    gf.busy = False
+                    if gf.slot is not None:
+                        self._ready.add(gf.game_id)
+                        self._cond.notify()
+            if self.loop is None or self.loop.is_closed():
                 continue
-            if message is None:
+            if error is not None:
+                self.loop.call_soon_threadsafe(self._tell_error, box, error)
+            elif message is not None:
+                self.loop.call_soon_threadsafe(self._deliver, gf, message, box[0])
+
+    def _deliver(self, gf: GameFrames, message: dict, frame: Frame) -> None:
+        """On the event loop: the reading made from `frame`, to every live socket, as JSON
+        text made once for the sender and once for all the others (a director's view and
+        a big screen watch every table: each reading goes to several sockets)."""
+        message["frame"]["latency_ms"] = round((time.perf_counter() - frame.received)
+                                               * 1000, 1)
+        others = None
+        for queue in list(gf.subscribers):
+            if queue is frame.source:
+                offer(queue, as_text(message))
                 continue
-            frame = box[0]
-            message["frame"]["latency_ms"] = round((time.perf_counter() - frame.received)
-                                                   * 1000, 1)
-            for queue in list(gf.subscribers):
-                offer(queue, message if queue is frame.source else
-                       {**message, "frame": {**message["frame"], "seq": None}})
+            if others is None:
+                others = as_text({**message, "frame": {**message["frame"], "seq": None}})
+            offer(queue, others)
 
     def _tell_error(self, box: list[Frame], detail: str) -> None:
         if box:
@@ -231,7 +294,6 @@ class FrameHub:
     def _process_latest(self, gf: GameFrames, box: list[Frame]) -> dict | None:
         """In a pool thread: decode, read, track the newest frame; store the table when it
         changed and held. The frame taken is put in `box` for the caller."""
-        import cv2
 
         with gf.slot_lock:
             frame, gf.slot = gf.slot, None
@@ -239,25 +301,59 @@ class FrameHub:
             return None
         box.append(frame)
         start = time.perf_counter()
-        # Only as much of the frame is decoded as the reader needs; the stillness picture
-        # comes from the detector's decode, which the reader has just made (and kept).
-        detector = getattr(self.reader, "detector", None)
-        photo = open_photo(frame.data, detector)
-        detections = self.reader.read(photo)
-        unfit = quality.check(photo, detections).problems()
-        image = photo.reduced(detection_reduction(photo, detector))
-        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        scale = GRAY_WIDTH / max(1, gray.shape[1])
-        small = cv2.resize(gray, (GRAY_WIDTH, max(1, int(round(gray.shape[0] * scale)))),
-                           interpolation=cv2.INTER_AREA)
+        # The uploads' limits (a phone may stream its full 50 MP); its decode waits for
+        # room in the server's decode memory like an upload's.
+        photo = check_photo(frame.data)
+        try:
+            held = self.budget.acquire(decode_bytes(photo))
+        except (TooMuchToDecode, ServerBusy) as error:
+            raise PhotoError(str(error)) from None
+        try:
+            return self._read_frame(gf, frame, photo, start)
+        finally:
+            self.budget.release(held)
+
+    def _read_frame(self, gf: GameFrames, frame: Frame, photo: Photo, start: float
+                    ) -> dict | None:
+        import cv2
+
+        # A frame showing the table as the last read one did is not read again: its tiles
+        # are those (the tracker still counts it, so a change holds as before).
+        picture = still_picture(photo)
+        still = (gf.last_read is not None and gf.still_ref is not None
+                 and frame.camera_epoch == gf.camera_epoch
+                 and same_table(picture, gf.still_ref))
+        if still:
+            detections, small, tiles, unfit = gf.last_read
+        else:
+            # Only as much of the frame is decoded as the reader needs; the tracker's grey
+            # picture comes from the detector's decode, which the reader has just made.
+            detector = getattr(self.reader, "detector", None)
+            image = photo.reduced(detection_reduction(photo, detector))
+            detections = self.reader.read(photo)
+            unfit = quality.check(photo, detections).problems()
+            gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+            scale = GRAY_WIDTH / max(1, gray.shape[1])
+            small = cv2.resize(gray, (GRAY_WIDTH, max(1, int(round(gray.shape[0] * scale)))),
+                               interpolation=cv2.INTER_AREA)
+            tiles = detections.to_json()
+            gf.still_ref, gf.last_read = picture, (detections, small, tiles, unfit)
         with gf.lock:
             if frame.camera_epoch != gf.camera_epoch:
                 # Sent by a camera that has since been replaced: not the table's view now.
                 with gf.slot_lock:
                     gf.dropped += 1
                 return None
-            update = gf.tracker.push(detections, gray_small=small, t=time.monotonic(),
-                                     unfit=unfit)
+            if still and gf.still_run > still_pushes(gf.tracker) and gf.last_update:
+                # The tracker has seen this table in every frame it votes over: one more
+                # of the same changes nothing it says, so it is not asked (a still table
+                # then costs the small decode and the answer).
+                update = gf.last_update
+            else:
+                update = gf.tracker.push(detections, gray_small=small, t=time.monotonic(),
+                                         unfit=unfit)
+            gf.still_run = gf.still_run + 1 if still else 0
+            gf.last_update = update
             view = gf.view
         if update.refused:
             gf.refused += 1
@@ -280,19 +376,27 @@ class FrameHub:
             # camera shakes, and the live table names it as the stored one does.
             for c in carried:
                 self.correct(gf.game_id, (c["x"], c["y"]), c["code"], view)
-        gf.read += 1
+        gf.read += 1  # every frame taken, still or not: `still` says how many matched
+        gf.still += int(still)
         gf.last_read_ms = (time.perf_counter() - start) * 1000
         reading = stored
         if reading is None:
-            reading = self._latest(gf.game_id)
+            # The game's latest reading, kept between frames until the game changes (a
+            # still table's every frame would read and parse it from the database again).
+            version, cached = gf.latest
+            reading = cached if cached is not None else self._latest(gf.game_id)
+            with gf.slot_lock:
+                if gf.latest[0] == version:
+                    gf.latest = (version, reading)
         return {
             "type": "reading",
             "reading": reading,
             "stable": bool(update.still) and update.stable is not None,
             "changed": stored is not None,
             "frame": {"seq": frame.seq, "width": int(photo.width),
-                      "height": int(photo.height), "tiles": detections.to_json(),
-                      "read_ms": round(gf.last_read_ms, 1), "dropped": gf.dropped},
+                      "height": int(photo.height), "tiles": tiles,
+                      "read_ms": round(gf.last_read_ms, 1), "dropped": gf.dropped,
+                      "still": still},
         }
 
     def _latest(self, game_id: str) -> dict | None:
@@ -320,11 +424,9 @@ class FrameHub:
         now = time.monotonic() if now is None else now
         gone = []
         for game_id, gf in list(self.games.items()):
-            if gf.subscribers or gf.slot is not None:
+            if gf.subscribers or gf.slot is not None or gf.busy:
                 continue
             if gf.finished or now - gf.last_used > self.idle_s:
-                if gf.task is not None:
-                    gf.task.cancel()
                 self.kept[game_id] = {name: getattr(gf, name) for name in COUNTERS}
                 del self.games[game_id]
                 gone.append(game_id)
@@ -341,11 +443,14 @@ class FrameHub:
             return
         if what == "finished":
             gf.finished = True
+        with gf.slot_lock:
+            gf.latest = (gf.latest[0] + 1, None)
         with gf.lock:
             if what == "turn-accepted":
                 gf.tracker.commit()
             elif what == "round":
                 gf.tracker.reset()
+            gf.still_run, gf.last_update = 0, None  # the tracker hears the next frames
         if self.loop is not None and gf.subscribers and what != "reading":
             message = {"type": "game-changed", "what": what}
             for queue in list(gf.subscribers):
@@ -383,10 +488,12 @@ class FrameHub:
         return out
 
     async def close(self) -> None:
-        for gf in self.games.values():
-            if gf.task is not None:
-                gf.task.cancel()
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+        for thread in self._threads:
+            # A read under way finishes on its own (a daemon thread); not waited for long.
+            await asyncio.get_running_loop().run_in_executor(None, thread.join, 2.0)
 
 
 def offer(queue: asyncio.Queue, message: dict) -> None:
@@ -401,3 +508,7 @@ def offer(queue: asyncio.Queue, message: dict) -> None:
             except asyncio.QueueEmpty:
                 return
 
+
+def as_text(message: dict) -> str:
+    """A socket message as the JSON text Starlette's `send_json` would send."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)

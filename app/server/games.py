@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 import threading
 import time
 from collections import Counter
@@ -108,6 +109,17 @@ def rack_warnings(rack) -> list[Message]:
              "off the rack: not counted")
     out += [say("rack.note", text=w) for w in rack.warnings if not any(k in w for k in known)]
     return out
+
+
+TURN_ID = re.compile(r"r(?P<round>\d{1,6})t(?P<turn>\d{1,9})")
+
+
+def turn_id(state: dict) -> str:
+    """The running turn's id ("r2t5": round 2, the game's 5th turn): every call that
+    changes a turn names it, so a call meant for an ended turn changes nothing. Turns
+    stored before ids were kept get the same id from their numbers."""
+    turn = state["round"]["turn"]
+    return turn.get("id") or f"r{state['round']['number']}t{turn['number']}"
 
 
 # ----------------------------------------------------------------------------- converters
@@ -447,6 +459,7 @@ class GameService:
         now = self.clock()
         remaining = timer.remaining()
         return {
+            "id": turn_id(row.state),
             "number": turn["number"],
             "in_round": _in_round(row.state["round"], turn["number"]),
             "player": turn["player"],
@@ -539,8 +552,11 @@ class GameService:
         self._notify(game_id, "round")
 
     def _new_turn(self, state: dict, player: str) -> None:
-        # Numbered by judged turns: a turn cut short by the round's end leaves no gap.
-        state["round"]["turn"] = {"number": state["turn_count"] + 1, "player": player,
+        # Numbered by judged turns: a turn cut short by the round's end leaves no gap (so
+        # the id names the round too).
+        number = state["turn_count"] + 1
+        state["round"]["turn"] = {"id": f"r{state['round']['number']}t{number}",
+                                  "number": number, "player": player,
                                   "events": [["start", self.clock(), None]],
                                   "before_reading": state["round"]["table_reading"]}
 
@@ -621,16 +637,45 @@ class GameService:
         self._notify(game_id, "finished")
 
     # -- the timer -------------------------------------------------------------------------
-    def _running_turn(self, row: GameRow) -> dict:
-        if row.state["phase"] != "playing" or not row.state["round"].get("turn"):
+    def _running_turn(self, row: GameRow, meant: str | None = None) -> dict:
+        """The running turn; Conflict when none runs, or when `meant` (the turn id the
+        caller saw) names another one: a second tap, or a tap after the timeout ended it,
+        must not act on the next player's turn."""
+        running = row.state["phase"] == "playing" and bool(row.state["round"].get("turn"))
+        if meant is not None and not (running and turn_id(row.state) == meant):
+            raise Conflict(self._not_running_words(row, meant))
+        if not running:
             raise Conflict(say("turn.none"))
         return row.state["round"]["turn"]
 
-    def timer_event(self, game_id: str, kind: str) -> None:
+    def _not_running_words(self, row: GameRow, meant: str) -> str:
+        found = TURN_ID.fullmatch(meant)
+        ended = None
+        if found:
+            number, rnd = int(found["turn"]), int(found["round"])
+            ended = next((v for v in self.storage.turns(row.id)
+                          if v.get("turn") == number and v.get("round") == rnd), None)
+        if ended is not None:
+            why = " (time ran out)" if ended.get("timed_out") else ""
+            words = f"{ended['player']}'s turn has already ended{why}: {ended['message']}"
+        elif found and row.state["round"] and int(found["round"]) < row.state["round"]["number"]:
+            words = f"turn {meant} has already ended: its round is over"
+        elif found and row.state["phase"] == "round-over":
+            words = f"turn {meant} has already ended: the round is over"
+        elif row.state["phase"] != "playing":
+            words = "no turn is running: start a round first"
+        else:
+            words = f"turn {meant!r} is not this game's running turn"
+        if row.state["phase"] == "playing" and row.state["round"].get("turn"):
+            turn = row.state["round"]["turn"]
+            words += f"; now it is {turn['player']}'s turn ({turn_id(row.state)})"
+        return words + ". Nothing was changed."
+
+    def timer_event(self, game_id: str, kind: str, meant: str | None = None) -> None:
         self.check_timeout(game_id)
         with self.lock(game_id):
             row = self.row(game_id)
-            turn = self._running_turn(row)
+            turn = self._running_turn(row, meant)
             if row.state["round"].get("counting"):
                 raise Conflict(say("turn.counting"))
             timer = self._timer(row)
@@ -675,12 +720,18 @@ class GameService:
 
     # -- turns -----------------------------------------------------------------------------
     def end_turn(self, game_id: str, photo_id: str | None = None, *, timed_out: bool = False,
-                 only_if_expired: bool = False) -> dict:
+                 only_if_expired: bool = False, meant: str | None = None) -> dict:
+        """Judge the running turn and start the next. `meant`: the id of the turn the
+        caller means (the API requires it); Conflict, and nothing changes, for another."""
         from vision.game.turn import judge_turn
 
+        if meant is not None:
+            # A tap after the deadline: the server's own timeout judges the turn first,
+            # so the tap then names an ended turn and is refused.
+            self.check_timeout(game_id)
         with self.lock(game_id):
             row = self.row(game_id)
-            turn = self._running_turn(row)
+            turn = self._running_turn(row, meant)
             if row.state["round"].get("counting"):
                 raise Conflict(say("turn.counting"))
             state, rules = row.state, self.rules(row)

@@ -24,6 +24,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.server.games import GameError, GameService
+from app.server.limits import DecodeBudget
 from app.server.storage import Storage, StorageFull
 from vision.recognition.decode import MAX_BYTES
 
@@ -41,6 +42,9 @@ UPLOAD_LIMIT = MAX_BYTES
 # hundreds of MB as Python objects).
 OTHER_BODY_LIMIT = 1024 * 1024
 PHOTO_SLOTS = 2  # uploaded photos decoded and read at the same time
+# Memory for decoded pixels, all photos and frames together (`limits.DecodeBudget`): two of
+# the largest photos read (a 120 MP JPEG holds up to 360 MB decoded) at once; more wait.
+DECODE_MEMORY = 768 * 2**20
 
 
 @dataclass
@@ -52,6 +56,7 @@ class ServerSettings:
     models_dir: Path | None = None
     profile: Path | None = None  # a calibration profile for the table's camera
     upload_limit: int = UPLOAD_LIMIT
+    decode_memory: int = DECODE_MEMORY  # bytes of decoded pixels held at once, in all
     tick_s: float = 0.5
     # Threads reading frames for all tables. One: a read already runs the models on two
     # threads, and on two cores a second reader only makes every read slower
@@ -146,6 +151,37 @@ class BodyLimit:
         return await self.app(scope, counted, send)
 
 
+FAILED_WORDS = "the server failed on this request; the game is unchanged"
+
+
+class ErrorsAnswered:
+    """An unexpected error becomes a logged 500 `{"detail"}` here, inside Starlette's
+    ServerErrorMiddleware: that one answers too, but then re-raises, and uvicorn closes
+    the keep-alive connection, so the phone's next request on it was reset."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = False
+
+        async def tracked(message):
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception:
+            log.exception("unexpected error on %s %s", scope.get("method"), scope.get("path"))
+            if started:
+                raise  # half an answer sent: only closing the connection says it failed
+            await _send_json(send, 500, FAILED_WORDS)
+
+
 async def _send_json(send, status: int, detail: str) -> None:
     body = json.dumps({"detail": detail}).encode()
     await send({"type": "http.response.start", "status": status,
@@ -154,14 +190,24 @@ async def _send_json(send, status: int, detail: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def _validation_words(error: RequestValidationError) -> tuple[int, str]:
+TURN_ID_MISSING = ("turn_id: required, the id of the turn this is meant for "
+                   "(round.turn.id in the game view), as JSON {\"turn_id\": \"...\"}")
+
+
+def _validation_words(error: RequestValidationError, path: str = "") -> tuple[int, str]:
     parts = []
     for item in error.errors():
         if item.get("type") == "json_invalid":
             return 400, f"the body is not valid JSON ({item.get('ctx', {}).get('error', '')})"
         where = ".".join(str(x) for x in item.get("loc", ()) if x not in ("body", "query",
                                                                           "path", "header"))
-        parts.append(f"{where or 'body'}: {item.get('msg', 'invalid')}")
+        missing = item.get("type") == "missing"
+        if missing and (where == "turn_id" or (not where and "/turn/" in path)):
+            parts.append(TURN_ID_MISSING)
+        elif missing and not where:
+            parts.append("body: a JSON body is required")
+        else:
+            parts.append(f"{where or 'body'}: {item.get('msg', 'invalid')}")
     return 422, "; ".join(parts[:5]) or "invalid request"
 
 
@@ -218,8 +264,10 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         storage = Storage(settings.database)
         reader = await run_in_threadpool(load_reader, settings)
         service = GameService(storage, reader, clock=settings.clock)
+        budget = DecodeBudget(settings.decode_memory)
         hub = FrameHub(service, reader, workers=settings.frame_workers, hold=settings.hold,
-                       idle_s=settings.frames_idle_s)
+                       idle_s=settings.frames_idle_s, budget=budget)
+        app.state.decode_budget = budget
         app.state.settings = settings
         app.state.storage = storage
         app.state.service = service
@@ -261,6 +309,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.add_middleware(BodyLimit, limit=settings.upload_limit)
+    app.add_middleware(ErrorsAnswered)  # added last: the outermost of these two
     _local_docs(app)
 
     @app.exception_handler(GameError)
@@ -277,14 +326,8 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError):
-        status, words = _validation_words(error)
+        status, words = _validation_words(error, request.url.path)
         return JSONResponse({"detail": words}, status_code=status)
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, error: Exception):
-        log.exception("unexpected error on %s %s", request.method, request.url.path)
-        return JSONResponse({"detail": "the server failed on this request; the game is "
-                                       "unchanged"}, status_code=500)
 
     from app.server.routers import games, meta, table
 

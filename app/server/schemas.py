@@ -8,13 +8,20 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 Code = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4)]
 Codes = Annotated[str, StringConstraints(max_length=1000)]
-SettingValue = int | float | bool | Annotated[str, StringConstraints(max_length=40)] | \
-    list[Annotated[str, StringConstraints(max_length=10)]] | None
+
+
+def Count(low: int, high: int, words: str):  # noqa: N802 - reads as a type in the models
+    """A whole number in [low, high]: strict, so `true` or `2.0` or "3" is a 422, and
+    bounded, so a 4,300-digit number never reaches the referee's scoring."""
+    return Annotated[int, Field(strict=True, ge=low, le=high, description=words)]
+
+
+Seconds = Annotated[float, Field(strict=True, gt=0, le=3600)]  # strict: `true` is not 1 s
 
 
 class In(BaseModel):
@@ -27,21 +34,55 @@ class Out(BaseModel):
 
 # ----------------------------------------------------------------------------- requests
 class TimerIn(In):
-    enabled: bool = True
-    seconds: float | None = Field(None, gt=0, le=3600, description="turn length (default: "
-                                  "the edition's, 120 s)")
-    extensions: int = Field(0, ge=0, le=20, description="times per turn a player may ask "
-                            "for more time")
-    extension_seconds: float | None = Field(None, gt=0, le=600,
-                                            description="what one extension adds (30 s)")
+    enabled: StrictBool = True
+    seconds: Seconds | None = Field(None, description="turn length (default: the edition's, "
+                                    "120 s)")
+    extensions: Count(0, 20, "times per turn a player may ask for more time") = 0
+    extension_seconds: Annotated[float, Field(strict=True, gt=0, le=600)] | None = Field(
+        None, description="what one extension adds (30 s)")
+
+
+class RuleSettings(In):
+    """RULES.md §10 settings overridden (`referee.Rules`), by name with `_` or `-`. Every
+    value has its type and range: a number where a yes/no belongs is a 422 naming it."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True,
+                              alias_generator=lambda name: name.replace("_", "-"))
+
+    colors: Annotated[str, StringConstraints(max_length=40)] | Annotated[
+        list[Annotated[str, StringConstraints(max_length=10)]], Field(max_length=5)] | None = \
+        Field(None, description="3 to 5 colour slots: letters (KRBO) or words")
+    copies: Count(1, 4, "copies of each numbered tile") | None = None
+    jokers: Count(0, 8, "jokers in the box") | None = None
+    initial_meld_minimum: Count(0, 200, "points the initial meld needs") | None = None
+    table_play_in_initial_meld: StrictBool | None = None
+    freed_joker: Literal["same-turn", "new-set-with-two-rack-tiles"] | None = None
+    joker_freeing: Literal["tile-or-rearrange", "tile-from-rack"] | None = None
+    joker_sets_splittable: StrictBool | None = None
+    turn_seconds: Seconds | Literal["off"] | None = Field(
+        None, description="turn length in seconds; null or \"off\" for no timer")
+    timeout_penalty: Literal["loose-tiles", "restore-table"] | None = None
+    timeout_draw: Count(0, 20, "tiles drawn when time is up") | None = None
+    timeout_draw_when_valid: Count(0, 20, "... even when the table is valid") | None = None
+    invalid_table_draw: Count(0, 20, "tiles drawn for an invalid table") | None = None
+    empty_turn_draw: Count(0, 20, "tiles drawn when nothing is laid") | None = None
+    rack_joker_penalty: Count(0, 100, "what a joker left on a rack counts") | None = None
+    pool_empty_scoring: Literal["difference", "full"] | None = None
+
+    def overrides(self) -> dict:
+        """The settings given, by their `referee.Rules` names (null turn_seconds: off)."""
+        out = self.model_dump(exclude_unset=True)
+        if "turn_seconds" in out and out["turn_seconds"] in (None, "off"):
+            out["turn_seconds"] = None
+        return {k: v for k, v in out.items() if v is not None or k == "turn_seconds"}
 
 
 class GameCreate(In):
     players: list[Name] = Field(..., min_length=2, max_length=6,
                                 description="names in seating order")
     edition: Annotated[str, StringConstraints(max_length=40)] = "original"
-    settings: dict[Annotated[str, StringConstraints(max_length=40)], SettingValue] = Field(
-        default_factory=dict, max_length=30, description="RULES.md §10 settings overridden")
+    settings: RuleSettings = Field(default_factory=RuleSettings,
+                                   description="RULES.md §10 settings overridden")
     timer: TimerIn | None = None
 
 
@@ -49,10 +90,21 @@ class RoundStart(In):
     starter: Name | None = None
 
 
+TurnId = Annotated[str, StringConstraints(min_length=1, max_length=40)]
+TURN_ID_WORDS = ("the id of the turn this is meant for (`round.turn.id` of the game view): a "
+                 "call for a turn that has already ended is refused")
+
+
+class TurnRef(In):
+    """Names the turn a pause, resume or extension is meant for."""
+
+    turn_id: TurnId = Field(..., description=TURN_ID_WORDS)
+
+
 class TurnEnd(In):
+    turn_id: TurnId = Field(..., description=TURN_ID_WORDS)
     photo_id: Annotated[str, StringConstraints(max_length=64)] | None = Field(
         None, description="judge this photo's reading instead of the latest stable one")
-    turn_id: int | str | None = Field(None, description="the turn the phone saw end")
 
 
 class GoingOut(In):
@@ -61,7 +113,7 @@ class GoingOut(In):
 
 
 class Correction(In):
-    tile_id: int = Field(..., ge=0, le=10_000)
+    tile_id: Count(0, 10_000, "the tile's id in the latest reading")
     code: Code
 
 
@@ -73,7 +125,7 @@ class RackCodes(In):
 class RoundEnd(In):
     winner: Name | None = None
     racks: dict[Name, Codes | list[Code]] = Field(default_factory=dict, max_length=6)
-    pool_empty: bool = False
+    pool_empty: StrictBool = False
 
 
 # ----------------------------------------------------------------------------- responses
@@ -146,6 +198,7 @@ class PlayerOut(Out):
 
 
 class TurnOut(Out):
+    id: str = Field(description="names this turn in turn/end, pause, resume and extend")
     number: int
     player: str
     started_at: float
@@ -271,6 +324,8 @@ class FrameStats(Out):
                                          "(never the table)")
     changes: int
     takeovers: int = Field(0, description="times another camera took the game's camera over")
+    still: int = Field(0, description="of the frames read, those that showed the table as "
+                       "the last one the models read: the models did not run on them")
 
 
 class GameSummary(Out):

@@ -9,9 +9,12 @@ what a 12 MP one does (`python -m bench.upload_bench`)."""
 
 from __future__ import annotations
 
+import contextlib
+
 from fastapi import HTTPException, UploadFile
 
 from app.server.games import PhotoIn
+from app.server.limits import ServerBusy, TooMuchToDecode
 from vision.recognition.decode import MAX_PIXELS, Photo, PhotoError
 from vision.recognition.pipeline import detection_reduction
 
@@ -52,12 +55,70 @@ def sniff_type(data: bytes) -> str:
     return "application/octet-stream"
 
 
+def progressive(data: bytes) -> bool:
+    """Whether a JPEG's frame is progressive (SOF2/6/10/14): libjpeg then holds every
+    coefficient of the whole image whatever the scale it decodes at."""
+    pos, n = 2, len(data)
+    while pos + 4 <= n and data[pos] == 0xFF:
+        marker = data[pos + 1]
+        if marker == 0xFF:
+            pos += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            pos += 2
+            continue
+        if marker in (0xDA, 0xD9):
+            return False
+        if marker in (0xC2, 0xC6, 0xCA, 0xCE):
+            return True
+        pos += 2 + int.from_bytes(data[pos + 2:pos + 4], "big")
+    return False
+
+
+def decoded_whole(photo: Photo) -> bool:
+    """Formats whose every decode, even a reduced one, makes the whole image first."""
+    return photo.format != "JPEG" or progressive(photo.data)
+
+
+# Bytes one photo may hold decoded, per pixel of the photo, measured as peak RSS over an
+# idle server (`python -m bench.upload_bench --memory`): a baseline JPEG holds at most its
+# whole decode (the tiles of a far-off corner are cropped from it), 3 bytes a pixel; a PNG
+# (and WebP, TIFF, BMP) the whole decode and its copy, about 6; a progressive JPEG the
+# coefficients of the whole image (2 bytes each, 3 per pixel at 4:4:4) and the image.
+JPEG_BYTES_PER_PIXEL = 3
+WHOLE_BYTES_PER_PIXEL = 6
+# A format decoded whole may have at most this many pixels: 50 MP of PNG is 300 MB at its
+# peak. A phone's big photos are baseline JPEGs (up to vision.recognition.decode.MAX_PIXELS, 120 MP,
+# which decode at 1/2 to 1/8 for the detector).
+WHOLE_MAX_PIXELS = 50_000_000
+
+
+def decode_bytes(photo: Photo) -> int:
+    """What reading `photo` may hold decoded at its peak (see the constants above)."""
+    per = WHOLE_BYTES_PER_PIXEL if decoded_whole(photo) else JPEG_BYTES_PER_PIXEL
+    return photo.width * photo.height * per
+
+
+def check_photo(data: bytes, max_pixels: int = MAX_PIXELS) -> Photo:
+    """Photo bytes checked from their header (size, pixel limits), nothing decoded yet;
+    PhotoError when they fail."""
+    # The same limits as the command line's (`vision.recognition.decode.MAX_PIXELS`, 120 MP): a
+    # 108 MP phone photo is read; a bigger one is refused from its header, before decoding.
+    photo = Photo.from_bytes(data, max_pixels=max_pixels)
+    if decoded_whole(photo) and photo.width * photo.height > min(max_pixels,
+                                                                 WHOLE_MAX_PIXELS):
+        kind = "progressive JPEG" if photo.format == "JPEG" else photo.format
+        raise PhotoError(f"photo too large: a {kind} of {photo.width}x{photo.height} pixels "
+                         f"({photo.width * photo.height / 1e6:.0f} megapixels) is decoded "
+                         f"whole; at most {WHOLE_MAX_PIXELS / 1e6:.0f} are read (a phone's "
+                         f"own JPEG may have up to {max_pixels / 1e6:.0f})")
+    return photo
+
+
 def open_photo(data: bytes, detector=None) -> Photo:
     """Photo bytes checked (header, size, pixel limit) and the image `detector` reads
     decoded (kept in the Photo); PhotoError when any of that fails."""
-    # The same limits as the command line's (`vision.recognition.decode.MAX_PIXELS`, 120 MP): a
-    # 108 MP phone photo is read; a bigger one is refused from its header, before decoding.
-    photo = Photo.from_bytes(data, max_pixels=MAX_PIXELS)
+    photo = check_photo(data)
     photo.reduced(detection_reduction(photo, detector))
     return photo
 
@@ -76,8 +137,41 @@ def read_upload(upload: UploadFile | None, limit: int, detector=None) -> PhotoIn
     """A multipart `photo` part -> checked photo, or the 4xx that says what is wrong.
     `detector` (the reader's) says how far the check decodes; without one, the whole
     photo is decoded."""
+    return decode(upload_bytes(upload, limit), "", limit, detector)
+
+
+def upload_bytes(upload: UploadFile | None, limit: int) -> bytes:
+    """The bytes of a multipart `photo` part, or the 4xx that says what is wrong."""
     if upload is None or not hasattr(upload, "file"):
         raise HTTPException(422, "send the photo as a multipart file field named 'photo'")
-    kind = check_type(upload.content_type)
+    check_type(upload.content_type)
     data = upload.file.read(limit + 1)
-    return decode(data, kind, limit, detector)
+    if len(data) > limit:
+        raise HTTPException(413, f"photo too large: {len(data)} bytes (limit {limit})")
+    return data
+
+
+@contextlib.contextmanager
+def budgeted_photo(data: bytes, budget, detector=None):
+    """The photo checked from its header, then decoded as far as `detector` needs while
+    its decode memory is held in the server's `budget` (a `limits.DecodeBudget`) for as
+    long as the caller reads it: a burst of big photos waits instead of exhausting memory.
+    The 4xx (or 503) that says what is wrong otherwise."""
+    try:
+        photo = check_photo(data)
+    except PhotoError as error:
+        raise HTTPException(photo_status(error), str(error)) from None
+    try:
+        held = budget.acquire(decode_bytes(photo))
+    except TooMuchToDecode as error:
+        raise HTTPException(413, f"photo too large: {error}") from None
+    except ServerBusy as error:
+        raise HTTPException(503, str(error)) from None
+    try:
+        try:
+            photo.reduced(detection_reduction(photo, detector))
+        except PhotoError as error:
+            raise HTTPException(photo_status(error), str(error)) from None
+        yield PhotoIn(data, sniff_type(data), photo)
+    finally:
+        budget.release(held)

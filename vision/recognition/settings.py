@@ -11,7 +11,23 @@ import os
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-MODELS_DIR = Path(os.environ.get("RUMMIKUB_MODELS", REPO_ROOT / "models"))
+
+
+def _shipped(folder: str, package: str) -> Path:
+    """`folder` of a source checkout, else where an installed wheel put it (the package
+    `package`, see setup.py), else the checkout's path (for the error that names it)."""
+    here = REPO_ROOT / folder
+    if (REPO_ROOT / "pyproject.toml").is_file() and here.is_dir():
+        return here
+    import importlib.util
+
+    spec = importlib.util.find_spec(package)
+    places = list(spec.submodule_search_locations or []) if spec is not None else []
+    return Path(places[0]) if places else here
+
+
+MODELS_DIR = Path(os.environ.get("RUMMIKUB_MODELS") or _shipped("models", "rummikub_models"))
+SAMPLES_DIR = _shipped("sample_images", "rummikub_samples")
 
 
 def dataset_dir() -> Path:

@@ -24,7 +24,7 @@ ERRORS = {401: {"model": schemas.Problem, "description": "no token"},
 def create_game(body: schemas.GameCreate, request: Request):
     """A new game (table token). The answer holds the game's `token` and `watch_token`."""
     svc = service(request)
-    row = svc.create(body.players, body.edition, body.settings,
+    row = svc.create(body.players, body.edition, body.settings.overrides(),
                      body.timer.model_dump() if body.timer else None)
     return svc.view(row.id, with_tokens=True)
 
@@ -45,9 +45,9 @@ def start_round(request: Request, access: Play,
 
 
 def _timer(kind: str):
-    def route(request: Request, access: Play):
+    def route(body: schemas.TurnRef, request: Request, access: Play):
         svc = service(request)
-        svc.timer_event(access.game.id, kind)
+        svc.timer_event(access.game.id, kind, body.turn_id)
         return svc.view(access.game.id, with_tokens=True)
 
     route.__name__ = f"turn_{kind}"
@@ -62,12 +62,12 @@ for _kind in ("pause", "resume", "extend"):
 
 
 @router.post("/{game_id}/turn/end", response_model=schemas.TurnVerdict, responses=ERRORS)
-def end_turn(request: Request, access: Play,
-             body: Annotated[schemas.TurnEnd | None, Body()] = None):
-    """The player ends the turn: the referee judges the table before it against the latest
-    stable reading (or the given photo's); the verdict is stored, then the next turn
-    starts."""
-    return service(request).end_turn(access.game.id, body.photo_id if body else None)
+def end_turn(body: schemas.TurnEnd, request: Request, access: Play):
+    """The player ends the turn named by `turn_id`: the referee judges the table before it
+    against the latest stable reading (or the given photo's); the verdict is stored, then
+    the next turn starts. A turn that has already ended (a second tap, or its time ran
+    out) is a 409 and nothing changes."""
+    return service(request).end_turn(access.game.id, body.photo_id, meant=body.turn_id)
 
 
 @router.post("/{game_id}/round/out", response_model=schemas.Game, responses=ERRORS)

@@ -58,9 +58,9 @@ SAMPLE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\.jpg$")
 
 
 def _samples_dir() -> Path:
-    from vision.recognition.settings import REPO_ROOT
+    from vision.recognition.settings import SAMPLES_DIR
 
-    return REPO_ROOT / "sample_images"
+    return SAMPLES_DIR
 
 
 @router.get("/samples", response_model=list[str])

@@ -4,15 +4,13 @@ corrections, racks, the start draw, stored photos."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from typing import Annotated
 
 from fastapi import (
     APIRouter,
-    File,
     HTTPException,
     Request,
-    UploadFile,
     WebSocket,
     WebSocketDisconnect,
 )
@@ -23,12 +21,17 @@ from starlette.concurrency import run_in_threadpool
 from app.server import schemas
 from app.server.auth import game_access, token_of
 from app.server.frames import POSTED, CameraTaken, offer
-from app.server.games import GameError, PhotoIn
+from app.server.games import GameError
+from app.server.limits import SOCKET_BURST, SOCKET_RATE, MessageRate
 from app.server.routers.deps import MAX_ID, Play, Watch, service
 from app.server.routers.games import ERRORS
-from app.server.uploads import check_type, read_upload
+from app.server.uploads import budgeted_photo, check_type, upload_bytes
 
 router = APIRouter(prefix="/api/games", tags=["table"])
+
+RATE_WORDS = (f"too many messages: a live socket may send {SOCKET_RATE:g} a second "
+              f"(bursts of {SOCKET_BURST}); the ones over that were dropped")
+FLOOD_WORDS = "too many messages, too fast: socket closed"
 
 UPLOAD_ERRORS = {**ERRORS,
                  400: {"model": schemas.Problem, "description": "corrupt or truncated photo"},
@@ -53,19 +56,51 @@ def _camera(request_or_ws):
     return ("camera", name[:64]) if name else None
 
 
-def _upload(request, photo) -> PhotoIn:
-    """The uploaded photo checked, with the image the reader's detector needs decoded."""
+@contextlib.contextmanager
+def _upload(request, upload):
+    """The uploaded photo checked, with the image the reader's detector needs decoded;
+    its decode memory is held in the server's budget while the caller reads it, and the
+    photos read at once are the server's photo slots (each read takes a core)."""
     detector = getattr(service(request).reader, "detector", None)
-    return read_upload(photo, _limit(request), detector)
+    data = upload_bytes(upload, _limit(request))
+    with request.app.state.photo_slots, \
+            budgeted_photo(data, request.app.state.decode_budget, detector) as photo:
+        yield photo
 
 
-@router.post("/{game_id}/photo", response_model=schemas.Reading, responses=UPLOAD_ERRORS)
-def table_photo(request: Request, photo: Annotated[UploadFile, File(description="the table")],
-                access: Play):
-    """Photo mode: one still photo of the table, read and judged; it becomes the latest
-    table reading."""
-    with request.app.state.photo_slots:
-        return service(request).read_photo(access.game.id, _upload(request, photo))
+PHOTO_BODY = {"requestBody": {"content": {"multipart/form-data": {"schema": {
+    "type": "object", "required": ["photo"],
+    "properties": {"photo": {"type": "string", "format": "binary"}}}}}, "required": True}}
+
+
+async def _form(request: Request, max_fields: int = 1):
+    """The multipart form, read by the route itself: FastAPI parses `File()` parameters
+    before any dependency runs, so a request without the token would be read whole (up to
+    64 MB) before its 401. Here the token dependency has already passed."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "multipart/form-data":
+        raise HTTPException(415, "send the photo as a multipart form with a file field "
+                                 "named 'photo'")
+    try:
+        return await request.form(max_files=1, max_fields=max_fields)
+    except HTTPException:
+        raise
+    except Exception:
+        raise HTTPException(400, "the multipart form could not be read") from None
+
+
+@router.post("/{game_id}/photo", response_model=schemas.Reading, responses=UPLOAD_ERRORS,
+             openapi_extra=PHOTO_BODY)
+async def table_photo(request: Request, access: Play):
+    """Photo mode: one still photo of the table (multipart `photo`), read and judged; it
+    becomes the latest table reading."""
+    form = await _form(request)
+
+    def read():
+        with _upload(request, form.get("photo")) as photo:
+            return service(request).read_photo(access.game.id, photo)
+
+    return await run_in_threadpool(read)
 
 
 @router.get("/{game_id}/reading", response_model=schemas.Reading, responses=ERRORS)
@@ -118,32 +153,30 @@ async def rack(request: Request, access: Play):
     if kind != "multipart/form-data":
         raise HTTPException(415, "send JSON {\"player\", \"codes\"} or a multipart form "
                                  "with 'player' and 'photo'")
-    try:
-        form = await request.form(max_files=1, max_fields=4)
-    except HTTPException:
-        raise
-    except Exception:
-        raise HTTPException(400, "the multipart form could not be read") from None
+    form = await _form(request, max_fields=4)
     player, upload = form.get("player"), form.get("photo")
     if not isinstance(player, str) or not player.strip():
         raise HTTPException(422, "player: give the player's name")
 
     def read():
-        with request.app.state.photo_slots:
-            return svc.rack_from_photo(access.game.id, player.strip(),
-                                       _upload(request, upload))
+        with _upload(request, upload) as photo:
+            return svc.rack_from_photo(access.game.id, player.strip(), photo)
 
     return await run_in_threadpool(read)
 
 
 @router.post("/{game_id}/start-draw", response_model=schemas.StartDrawOut,
-             responses=UPLOAD_ERRORS)
-def start_draw(request: Request, photo: Annotated[UploadFile, File()],
-               access: Play):
-    """Who starts: a photo of the tiles drawn, one per player, left to right in seating
-    order (RULES.md §3)."""
-    with request.app.state.photo_slots:
-        return service(request).start_draw(access.game.id, _upload(request, photo))
+             responses=UPLOAD_ERRORS, openapi_extra=PHOTO_BODY)
+async def start_draw(request: Request, access: Play):
+    """Who starts: a photo (multipart `photo`) of the tiles drawn, one per player, left to
+    right in seating order (RULES.md §3)."""
+    form = await _form(request)
+
+    def read():
+        with _upload(request, form.get("photo")) as photo:
+            return service(request).start_draw(access.game.id, photo)
+
+    return await run_in_threadpool(read)
 
 
 @router.post("/{game_id}/frames", status_code=202, response_model=schemas.FramesAccepted,
@@ -228,6 +261,9 @@ async def live(ws: WebSocket, game_id: str):
             await ws.send_json(await game_message())
             while True:
                 message = await queue.get()
+                if isinstance(message, str):  # already JSON (frames.FrameHub._deliver)
+                    await ws.send_text(message)
+                    continue
                 if message.get("type") == "game-changed":
                     message = await game_message()
                 await ws.send_json(message)
@@ -236,11 +272,20 @@ async def live(ws: WebSocket, game_id: str):
 
     sending = asyncio.get_running_loop().create_task(sender())
     seq = 0
+    rate = MessageRate()
     try:
         while True:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
                 break
+            if not rate.take():
+                if rate.flooding:
+                    await ws.close(code=1008, reason=FLOOD_WORDS)
+                    break
+                if rate.refused_in_a_row == 1:  # said once per run of refusals
+                    offer(queue, {"type": "error", "detail": RATE_WORDS,
+                                  "refused": rate.refused})
+                continue
             data, text = message.get("bytes"), message.get("text")
             if data is not None:
                 if not access.can_play:
