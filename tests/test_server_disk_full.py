@@ -78,7 +78,10 @@ def _post_photo(http, game, data):
 
 
 def _end_turn(http, game):
-    return http.post(f"/api/games/{game['id']}/turn/end", headers={"X-Token": game["token"]})
+    h = {"X-Token": game["token"]}
+    turn = http.get(f"/api/games/{game['id']}", headers=h).json()["round"]["turn"]
+    return http.post(f"/api/games/{game['id']}/turn/end", headers=h,
+                     json={"turn_id": turn["id"]})
 
 
 def _refused_full(response):

@@ -50,7 +50,8 @@ def test_counting_racks_longer_than_the_time_left_gives_no_timeout(client, app, 
 
     # Nothing can restart or end that turn while counting: 409 with words.
     for path in ("turn/resume", "turn/extend", "turn/end", "turn/pause"):
-        refused = client.post(f"/api/games/{gid}/{path}", headers=h(game))
+        refused = client.post(f"/api/games/{gid}/{path}", headers=h(game),
+                              json={"turn_id": seen["round"]["turn"]["id"]})
         assert refused.status_code == 409 and "counted" in refused.json()["detail"], path
     again = client.post(f"/api/games/{gid}/round/out", headers=h(game))
     assert again.status_code == 409 and "already" in again.json()["detail"]

@@ -26,8 +26,11 @@ def test_a_server_on_postgresql_keeps_every_acknowledged_turn_through_a_kill(tmp
             photo = http.post(f"/api/games/{game['id']}/photo", headers=h,
                               files={"photo": ("t.jpg", FIRST_MELD, "image/jpeg")})
             assert photo.status_code == 200, photo.text
-            turns = [http.post(f"/api/games/{game['id']}/turn/end", headers=h).json()["turn"]
-                     for _ in range(2)]
+            turns = []
+            for _ in range(2):
+                running = http.get(f"/api/games/{game['id']}", headers=h).json()
+                turns.append(http.post(f"/api/games/{game['id']}/turn/end", headers=h, json={
+                    "turn_id": running["round"]["turn"]["id"]}).json()["turn"])
         token = server.table_token
         server.kill()
         server.start()
