@@ -4,9 +4,12 @@ One frame is not a reading of the table: a hand passes over it, a tile is missed
 for a frame, the camera shakes. `TableTracker` keeps a *track* per place on the table and
 turns the frames into a *stable* table that changes only when a change has held:
 
-1. Frames are aligned first. The camera may shake, so the tiles read alike in this frame
-   and in the tracks' last places give a similarity transform (RANSAC, as `vision.turn`
-   does between two photos); every track, seen or hidden, follows it.
+1. Frames are aligned first. The camera's move since the previous frame is estimated on
+   the small grey pictures (`vision.camera_motion`: ORB + RANSAC, refined by ECC) and every
+   track, seen or hidden, follows it on that very frame: a bumped phone is no change of the
+   table. On still frames the tiles read alike in this frame and in the tracks' last places
+   then give a finer similarity transform (RANSAC, as `vision.turn` does between two photos).
+   A frame in which the camera moved by more than `CAMERA_STEP` tile heights is not still.
 2. A detection belongs to the track whose place is nearest, within `MATCH_RADIUS` of the
    two tiles' heights; a detection with no track starts one.
 3. A frame is *still* when the scene did not move: the downscaled grey frame differs from
@@ -55,6 +58,7 @@ ALIGN_INLIER = 0.3  # RANSAC threshold of the alignment, in tile heights
 MOTION_DIFF = 18.0  # grey levels (of 255, brightness-normalised) a pixel must change by
 ALT_SHARE = 0.05  # an alternative reading is plausible at >= this share of the best one
 UNCERTAIN_BELOW = 0.6  # voted best probability below this: the tile stays uncertain
+CAMERA_STEP = 0.5  # the camera moved more than this (tile heights): the frame is not still
 
 
 def _height(corners: np.ndarray) -> float:
@@ -109,6 +113,7 @@ class TrackerUpdate:
     churn: int = 0  # tracks that came or went since the previous frame
     still_frames: int = 0  # length of the run of still frames ending here
     shift: tuple[float, float] = (0.0, 0.0)  # camera shift the tiles gave (still frames), px
+    camera: dict | None = None  # the camera's move on this frame: turn (deg), shift (px), how
 
 
 class TableTracker:
@@ -150,6 +155,9 @@ class TableTracker:
         self._frame = -1
         self._frames: deque[tuple[int, bool]] = deque(maxlen=self.window)
         self._gray: np.ndarray | None = None
+        self._picture: np.ndarray | None = None  # the previous small picture, as given
+        self._move = None  # the camera's move from it to this frame's (small pixels)
+        self._frame_size: tuple[int, int] | None = None  # (width, height) of the frames
         self._labels: tuple[str, ...] | None = None
         self._size = 0.0
         self._prev_seen: set[int] = set()
@@ -194,8 +202,11 @@ class TableTracker:
         return best.id
 
     def push(self, detections: TileDetections, gray_small: np.ndarray | None = None,
-             t: float | None = None) -> TrackerUpdate:
-        """Add one frame's tiles (and its downscaled grey image, for the motion measure)."""
+             t: float | None = None, frame_size: tuple[int, int] | None = None
+             ) -> TrackerUpdate:
+        """Add one frame's tiles, and its downscaled picture (grey or BGR) for the motion
+        measure. `frame_size` = the frame's (width, height) in the detections' pixels: with
+        it the camera's move found on the small picture carries every track along."""
         self._frame += 1
         frame = self._frame
         if self._labels is None:
@@ -207,7 +218,12 @@ class TableTracker:
         elif not self._size:
             self._size = 1.0
 
-        motion, moved = self._motion(gray_small)
+        if frame_size is not None:
+            self._frame_size = (int(frame_size[0]), int(frame_size[1]))
+        camera = self._camera_move(gray_small, frame_size)
+        motion, moved = self._motion(gray_small, camera)
+        if camera is not None and camera["step"] > CAMERA_STEP:
+            moved = True  # the view swung: its frames may be blurred; nothing is decided
         # While a hand moves over the table its finds (and the tiles it hides) would pull
         # the alignment off: the camera is followed on the frames that do not move.
         shift = (0.0, 0.0) if moved else self._align(detections)
@@ -241,9 +257,30 @@ class TableTracker:
             changed = False
         if changed:
             self.stable_since = t
-        return self._update(frame, t, still, changed, changes, motion, churn, len(run), shift)
+        update = self._update(frame, t, still, changed, changes, motion, churn, len(run), shift)
+        update.camera = camera
+        return update
 
     # -- steps -----------------------------------------------------------------------------
+    def _camera_move(self, picture: np.ndarray | None, frame_size) -> dict | None:
+        """Carry every track by the camera's move since the previous picture; what it was."""
+        from vision.camera_motion import estimate_move
+
+        prev, self._picture = self._picture, None if picture is None else np.asarray(picture)
+        self._move = None if prev is None else estimate_move(prev, self._picture)
+        move = self._move
+        if move is None or frame_size is None or move.is_none(self._picture.shape):
+            return None
+        h, w = self._picture.shape[:2]
+        m = move.scaled(frame_size[0] / w, frame_size[1] / h)
+        for tr in self._tracks.values():
+            tr.corners = tr.corners @ m[:, :2].T + m[:, 2]
+        from vision.camera_motion import largest_step
+
+        step = largest_step(m, (frame_size[1], frame_size[0])) / max(self._size, 1e-9)
+        return {"turn_deg": round(move.turn_deg, 2), "shift": [round(float(m[0, 2]), 1),
+                round(float(m[1, 2]), 1)], "step": round(step, 2), "how": move.method}
+
     def _align(self, det: TileDetections) -> tuple[float, float]:
         """Move every track by the camera's motion since the tracks were last placed."""
         import cv2
@@ -319,8 +356,10 @@ class TableTracker:
         tr.seen[frame] = (probs, float(det.detector_scores[di]), flip, int(np.argmax(probs)))
         tr.last_seen = frame
 
-    def _motion(self, gray: np.ndarray | None) -> tuple[float | None, bool]:
-        """(share of the grey frame that changed, whether that is movement)."""
+    def _motion(self, gray: np.ndarray | None, camera: dict | None = None
+                ) -> tuple[float | None, bool]:
+        """(share of the grey frame that changed, whether that is movement), the camera's
+        own move (found by `_camera_move`, else by phase correlation) undone first."""
         import cv2
 
         if gray is None:
@@ -334,20 +373,27 @@ class TableTracker:
         prev, self._gray = self._gray, g
         if prev is None or prev.shape != g.shape:
             return None, False
-        # The camera's own shake: find it on the grey frames themselves and undo it.
-        (dx, dy), _response = cv2.phaseCorrelate(prev, g)
-        if abs(dx) > g.shape[1] / 8 or abs(dy) > g.shape[0] / 8:
-            dx = dy = 0.0
-        m = np.float32([[1, 0, dx], [0, 1, dy]])
-        moved_prev = cv2.warpAffine(prev, m, (g.shape[1], g.shape[0]),
-                                    borderMode=cv2.BORDER_REPLICATE)
+        size = (g.shape[1], g.shape[0])
+        move = getattr(self, "_move", None)
+        if move is not None:
+            m = move.matrix.astype(np.float32)
+        else:
+            # No move estimate: the camera's shake as a shift, by phase correlation.
+            (dx, dy), _response = cv2.phaseCorrelate(prev, g)
+            if abs(dx) > g.shape[1] / 8 or abs(dy) > g.shape[0] / 8:
+                dx = dy = 0.0
+            m = np.float32([[1, 0, dx], [0, 1, dy]])
+        moved_prev = cv2.warpAffine(prev, m, size, borderMode=cv2.BORDER_REPLICATE)
+        # Only what both pictures show: the strip a move uncovers is new, not movement.
+        seen = cv2.warpAffine(np.ones_like(prev), m, size, borderMode=cv2.BORDER_CONSTANT)
+        seen = cv2.erode((seen > 0.5).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
         diff = np.abs(g - moved_prev)
-        b = int(np.ceil(max(abs(dx), abs(dy)))) + 2
-        inner = diff[b:-b, b:-b] if min(diff.shape) > 2 * b + 4 else diff
+        if seen.sum() < diff.size // 4:
+            seen[:] = True
         # Edges left after an imperfect shift give thin lines; a hand gives a blob.
-        changed = (inner > MOTION_DIFF).astype(np.uint8)
+        changed = (diff > MOTION_DIFF).astype(np.uint8)
         changed = cv2.erode(changed, np.ones((3, 3), np.uint8))
-        share = float(changed.mean())
+        share = float(changed[seen].mean())
         return share, share > self.motion_max
 
     def _still_run(self) -> list[int]:
@@ -406,6 +452,8 @@ class TableTracker:
                     changes.append(f"tile {tr.id} re-read {labels[tr.code]} -> {labels[top]}")
                     tr.code = top
                     reread.append(tr)
+            if missing and self._out_of_view(tr):
+                continue  # the camera no longer shows its place: not gone, out of sight
             if not tr.committed and missing >= self.leave_after and 2 * missing > n_run:
                 changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) left")
                 self._leave(tr)
@@ -444,6 +492,15 @@ class TableTracker:
             if tr.code is not None:
                 changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) laid")
         return changes
+
+    def _out_of_view(self, tr: _Track) -> bool:
+        """Whether the frame's edge cuts the tile's place (its corners, carried by the
+        camera's moves): the camera turned away from it, the tile is no less there."""
+        if self._frame_size is None:
+            return False
+        w, h = self._frame_size
+        q = tr.corners
+        return bool((q.min(axis=0) < 0).any() or q[:, 0].max() > w - 1 or q[:, 1].max() > h - 1)
 
     def _latest_best(self, tr: _Track, frames: list[int]) -> int | None:
         """The frames' best reading when the latest `hold` frames that saw the tile agree."""
