@@ -184,6 +184,8 @@ def run_turn(args: argparse.Namespace) -> int:
     v = turn.verdict
     codes_a, codes_b = turn.after.detections.codes, turn.before.detections.codes
     print(f"turn {args.before} -> {args.after}: {'LEGAL' if v.legal else 'NOT LEGAL'}")
+    for check in turn.check:
+        print(f"  CHECK: {check}")
     print("  played: " + (" ".join(codes_a[i] for i in turn.played) or "nothing"))
     print("  left the table: " + (" ".join(codes_b[i] for i in turn.left) or "nothing"))
     if turn.joker_missing:
