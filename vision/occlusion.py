@@ -1,0 +1,146 @@
+"""Hidden is not gone: what a tile's place shows when the camera no longer finds the tile.
+
+A tile taken off the table leaves the table's surface visible where it lay; a tile under a
+hand, a sleeve or a cup shows that thing instead. The tracker keeps, for each tile of the
+stable table, how its place looked while the tile was seen on still frames (`PlaceLook`:
+the tile's own colour, and the table's surface just around it, where no tile lies), and
+when a frame misses the tile it asks `place_state` what the place shows now:
+
+- `SURFACE`: most of the place has the colour of the surface around it: the tile is gone;
+- `TILES`: other tiles found in this frame lie over most of it: it was moved or pushed;
+- `TILE`: it still looks like the tile (the detector missed it in this frame);
+- `OUTSIDE`: the frame's edge cuts the place (the camera turned away);
+- `COVERED`: something else (skin, a sleeve): hidden, not gone.
+
+It works on the small picture the tracker gets (~160 px wide, colour when the caller gives
+colour; grey works where the surface and the hand differ in brightness). Where a tile's
+own colour is the surface's (a cream tile on a cream cloth) a bare place cannot be told
+from the tile: only COVERED (neither tile nor table) is said, else None, and the tracker
+falls back on time alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+SURFACE, TILES, TILE, OUTSIDE, COVERED = "surface", "tiles", "tile", "outside", "covered"
+BARE = (SURFACE, TILES)  # the place no longer holds the tile
+
+RINGS = (0.5, 1.0, 2.0)  # the surface around a tile: this many tile heights out from it
+SHRINK = 0.2  # a tile's inside: its outline shrunk by this share towards its centre
+LIGHTNESS_WEIGHT = 0.5
+SURFACE_TOL = 10.0  # colour distance (Lab, of 255) within which a pixel is surface
+TILE_TOL = 10.0  # median colour distance within which a place still looks like its tile
+BARE_SHARE = 0.6  # share of the place that must look like surface for SURFACE
+TILES_SHARE = 0.4  # share of the place other tiles found now must cover for TILES
+UNTELLABLE = 0.4  # a tile whose own inside looks this much like the surface gives no look
+MIN_RING_PX = 12  # surface pixels needed around a tile to know the surface there
+
+
+@dataclass(frozen=True)
+class PlaceLook:
+    tile: np.ndarray  # median colour of the tile's inside, (C,)
+    surface: np.ndarray | None  # median colour of the surface around it, (C,), if any shows
+    tol: float  # colour distance within which a pixel is that surface
+    tellable: bool  # the tile's colour differs from that surface's: a bare place is known
+
+
+def _picture(picture: np.ndarray) -> np.ndarray:
+    """Colour as Lab, lightness counted half: a shadow or the light changes lightness
+    most, while a tile (cream), the cloth and a hand differ most in hue."""
+    import cv2
+
+    p = np.asarray(picture)
+    if p.ndim == 2:
+        return p.astype(np.float32)[..., None]
+    lab = cv2.cvtColor(p.astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[..., 0] *= LIGHTNESS_WEIGHT
+    return lab
+
+
+def _mask(shape, quad: np.ndarray) -> np.ndarray:
+    import cv2
+
+    m = np.zeros(shape[:2], np.uint8)
+    cv2.fillConvexPoly(m, np.round(quad * 4).astype(np.int32), 1, lineType=cv2.LINE_8, shift=2)
+    return m.astype(bool)
+
+
+def _inside(quad: np.ndarray) -> np.ndarray:
+    c = quad.mean(axis=0)
+    return c + (quad - c) * (1 - SHRINK)
+
+
+def tiles_mask(shape, quads: np.ndarray) -> np.ndarray:
+    """Where any of `quads` (small-picture pixels) lies, grown by a pixel."""
+    import cv2
+
+    m = np.zeros(shape[:2], np.uint8)
+    for q in quads:
+        cv2.fillConvexPoly(m, np.round(q * 4).astype(np.int32), 1, shift=2)
+    return cv2.dilate(m, np.ones((3, 3), np.uint8)).astype(bool)
+
+
+def _distance(pixels: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    return np.linalg.norm(pixels - colour[None, :], axis=1)
+
+
+def look_of(picture: np.ndarray, quad: np.ndarray, all_tiles: np.ndarray) -> PlaceLook | None:
+    """How the place of the tile at `quad` (small-picture pixels) looks with the tile on
+    it; `all_tiles` = `tiles_mask` of every tile found in this picture. None when the
+    tile's inside is too small to look at."""
+    import cv2
+
+    p = _picture(picture)
+    inside = _mask(p.shape, _inside(quad))
+    if inside.sum() < 4:
+        return None
+    height = float(np.linalg.norm(quad[3] - quad[0]))
+    place = _mask(p.shape, quad).astype(np.uint8)
+    for reach in RINGS:  # tiles packed around it: the surface a little farther out
+        r = max(1, int(round(reach * height)))
+        grown = cv2.dilate(place, cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
+                                                            (2 * r + 1, 2 * r + 1)))
+        ring = grown.astype(bool) & ~all_tiles
+        if ring.sum() >= MIN_RING_PX:
+            break
+    else:
+        # Tiles all around: no surface to compare with, only the tile itself.
+        return PlaceLook(np.median(p[inside], axis=0), None, SURFACE_TOL, False)
+    surface_px = p[ring]
+    surface = np.median(surface_px, axis=0)
+    spread = float(np.median(_distance(surface_px, surface)))
+    tol = max(SURFACE_TOL, 3.0 * spread)
+    tile_px = p[inside]
+    # A tile that looks like the table there: a bare place cannot be told from the tile.
+    tellable = float(np.mean(_distance(tile_px, surface) < tol)) <= UNTELLABLE
+    return PlaceLook(np.median(tile_px, axis=0), surface, tol, tellable)
+
+
+def place_state(picture: np.ndarray, quad: np.ndarray, look: PlaceLook | None,
+                found: np.ndarray | None = None) -> str | None:
+    """What the place at `quad` (small-picture pixels) shows now (see the module notes);
+    `found` = `tiles_mask` of the tiles found in this picture. None without a look."""
+    p = _picture(picture)
+    h, w = p.shape[:2]
+    if (quad.min(axis=0) < 0).any() or quad[:, 0].max() > w - 1 or quad[:, 1].max() > h - 1:
+        return OUTSIDE
+    if look is None:
+        return None
+    inside = _mask(p.shape, _inside(quad))
+    if inside.sum() < 4:
+        return None
+    if found is not None and float(found[inside].mean()) >= TILES_SHARE:
+        return TILES
+    px = p[inside]
+    bare = (look.surface is not None
+            and float(np.mean(_distance(px, look.surface) < look.tol)) >= BARE_SHARE)
+    like_tile = float(np.linalg.norm(np.median(px, axis=0) - look.tile)) < TILE_TOL
+    if not look.tellable:
+        # Tile and table look alike here: only "something else lies there" is known.
+        return None if bare or like_tile else COVERED
+    if bare:
+        return SURFACE
+    return TILE if like_tile else COVERED
