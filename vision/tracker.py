@@ -182,6 +182,11 @@ class TableTracker:
         for tr in self._tracks.values():
             tr.committed = tr.code is not None
 
+    def place_of(self, track_id: int) -> tuple[float, float] | None:
+        """Where the tile of `track_id` lies in the latest frame (None: no such track)."""
+        tr = self._tracks.get(track_id)
+        return None if tr is None else tuple(float(v) for v in tr.centre())
+
     def correct(self, point_xy, code: str) -> int:
         """A player says the tile at `point_xy` (latest frame's pixels) is `code`.
 
