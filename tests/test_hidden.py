@@ -129,3 +129,24 @@ def test_a_tile_taken_away_leaves_the_table_surface_and_the_table(photos, reader
     assert any("the table shows where it lay" in c for c in updates[left[0]].changes)
     assert sorted(updates[-1].stable.codes) == sorted(
         c for i, c in enumerate(before.codes) if i != gone)
+
+
+def test_blurred_frames_change_nothing(photos, reader):
+    """2.5 s of frames blurred by a moving phone (3 a second), alike from one to the next:
+    not still, so the tiles they miss never leave the table."""
+    rng = np.random.default_rng(13)
+    image = photos[0].read()
+    tracker, update = settled(reader, image, rng)
+    ids = update.ids
+    streak = np.full((1, 25), 1 / 25, np.float32)  # 25 px of motion blur
+    smeared = cv2.filter2D(image, -1, streak)
+    missed = []
+    for _ in range(8):
+        seen, update = push(tracker, reader, smeared, rng)
+        missed.append(len(ids) - len(seen))
+        assert update.blurred and not update.still and not update.changed
+    assert max(missed) >= 5  # the blur does hide tiles from the detector
+    back = [push(tracker, reader, image, rng)[1] for _ in range(3)]
+    # The frame the tiles come back in churns; then the sharp frames are still again.
+    assert [u.still for u in back] == [False, True, True]
+    assert not any(u.blurred or u.changed for u in back) and back[-1].ids == ids

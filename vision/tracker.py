@@ -13,9 +13,10 @@ turns the frames into a *stable* table that changes only when a change has held:
 2. A detection belongs to the track whose place is nearest, within `MATCH_RADIUS` of the
    two tiles' heights; a detection with no track starts one.
 3. A frame is *still* when the scene did not move: the downscaled grey frame differs from
-   the previous one (after removing the camera's shift) in less than `motion_max` of its
-   pixels, and few tracks came or went since the previous frame (`churn`). Hands over
-   the table move; tiles lying on it do not.
+   the previous one (after removing the camera's move) in less than `motion_max` of its
+   pixels, few tracks came or went since the previous frame (`churn`), and it is not
+   blurred (its sharpness is at least `BLURRED_BELOW` of the recent still frames'). Hands
+   over the table move; tiles lying on it do not; a blurred frame misses tiles.
 4. Changes are decided only over the run of still frames that ends with this frame (at
    most `window` of them), and only once that run is `hold` frames long:
    - a new tile joins the stable table when it was seen in every frame of the run (at
@@ -27,14 +28,21 @@ turns the frames into a *stable* table that changes only when a change has held:
    - a tile laid since the last `commit()` leaves when it was missing from at least
      `leave_after` (2 x hold) frames of the run and from most of them: a hand resting on
      the table hides tiles for a moment too.
-5. The rules are priors. A tile on the table at the last accepted turn (`commit()`) stays
+5. Hidden is not gone. When the frames come with a picture and the frame's size, a
+   stable tile the frame misses is judged by what its place shows (`vision.occlusion`):
+   it leaves only once the table's surface shows where it lay for `leave_after` still
+   frames (twice that for a tile of the accepted table); under a hand, a sleeve, out of the
+   view, or still looking like itself it stays, flagged (`TrackerUpdate.hidden`,
+   `covered`), and a new find next to a covered tile waits until the thing has gone.
+   Without pictures, time alone decides, as follows.
+6. The rules are priors. A tile on the table at the last accepted turn (`commit()`) stays
    while hidden: it leaves only after `gone_after` still frames without it. A table tile
    that no frame of the run shows, when a new tile of its reading joins elsewhere, was
    moved there (by the turn, or its box shifted while a hand half hid it): the new find
    takes over its id, commitment and correction (the table changed: its sets may have). The stable table never holds
    more copies of a tile than the edition has: the copy the frames are least sure of is
    re-read as its next plausible reading, or kept out of the table until it is resolved.
-6. A player's correction (`correct`) belongs to the track at that place: it follows the
+7. A player's correction (`correct`) belongs to the track at that place: it follows the
    tile as it moves a little and overrides every later reading of it, for the game.
 
 The referee never judges one frame: the server judges `update.stable`, which only moves
@@ -61,6 +69,7 @@ ALT_SHARE = 0.05  # an alternative reading is plausible at >= this share of the 
 UNCERTAIN_BELOW = 0.6  # voted best probability below this: the tile stays uncertain
 CAMERA_STEP = 0.5  # the camera moved more than this (tile heights): the frame is not still
 NEAR_COVERED = 1.5  # a new find this close (tile heights) to a covered tile waits
+BLURRED_BELOW = 0.5  # sharpness under this share of the still frames' is a blurred frame
 
 
 def _height(corners: np.ndarray) -> float:
@@ -120,6 +129,7 @@ class TrackerUpdate:
     still_frames: int = 0  # length of the run of still frames ending here
     shift: tuple[float, float] = (0.0, 0.0)  # camera shift the tiles gave (still frames), px
     camera: dict | None = None  # the camera's move on this frame: turn (deg), shift (px), how
+    blurred: bool = False  # far less sharp than the still frames before: not still
 
 
 class TableTracker:
@@ -165,6 +175,7 @@ class TableTracker:
         self._move = None  # the camera's move from it to this frame's (small pixels)
         self._frame_size: tuple[int, int] | None = None  # (width, height) of the frames
         self._evidence = False  # whether this frame's picture tells what hidden places show
+        self._sharp: deque[float] = deque(maxlen=self.window)  # still frames' sharpness
         self._labels: tuple[str, ...] | None = None
         self._size = 0.0
         self._prev_seen: set[int] = set()
@@ -236,6 +247,8 @@ class TableTracker:
         motion, moved = self._motion(gray_small, camera)
         if camera is not None and camera["step"] > CAMERA_STEP:
             moved = True  # the view swung: its frames may be blurred; nothing is decided
+        sharpness, blurred = self._sharpness(gray_small)
+        moved = moved or blurred  # a blurred frame misses tiles: nothing is decided on it
         # While a hand moves over the table its finds (and the tiles it hides) would pull
         # the alignment off: the camera is followed on the frames that do not move.
         shift = (0.0, 0.0) if moved else self._align(detections)
@@ -247,6 +260,8 @@ class TableTracker:
             still = True
         self._prev_seen = seen_now
         self._frames.append((frame, still))
+        if still and sharpness is not None:
+            self._sharp.append(sharpness)
 
         run = self._still_run()
         for tr in self._tracks.values():
@@ -272,6 +287,7 @@ class TableTracker:
             self.stable_since = t
         update = self._update(frame, t, still, changed, changes, motion, churn, len(run), shift)
         update.camera = camera
+        update.blurred = blurred
         return update
 
     # -- steps -----------------------------------------------------------------------------
@@ -368,6 +384,21 @@ class TableTracker:
         tr.score = float(det.detector_scores[di])
         tr.seen[frame] = (probs, float(det.detector_scores[di]), flip, int(np.argmax(probs)))
         tr.last_seen = frame
+
+    def _sharpness(self, picture: np.ndarray | None) -> tuple[float | None, bool]:
+        """(the picture's sharpness: variance of its Laplacian, whether it is blurred: well
+        under the recent still frames')."""
+        import cv2
+
+        if picture is None:
+            return None, False
+        g = np.asarray(picture)
+        if g.ndim == 3:
+            g = cv2.cvtColor(g, cv2.COLOR_BGR2GRAY)
+        sharpness = float(cv2.Laplacian(g.astype(np.float32), cv2.CV_32F).var())
+        if len(self._sharp) < 2:
+            return sharpness, False
+        return sharpness, sharpness < BLURRED_BELOW * float(np.median(self._sharp))
 
     def _motion(self, gray: np.ndarray | None, camera: dict | None = None
                 ) -> tuple[float | None, bool]:
