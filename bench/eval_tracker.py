@@ -16,6 +16,9 @@ counted from the frame the set appears), changes reported, and *false changes*: 
 after which the stable table is no closer to the truth of that frame (a tile dropped while a
 hand hides it, a misreading believed, ...). Target: 0 false changes.
 
+`--motion` measures the camera-move estimate (`vision.camera_motion`) per frame against
+reading the frame, on the real valid/ photos.
+
 `--real` films every real valid/ photo (RUMMIKUB_DATA) the same way, without a turn (still,
 hand pass, still, hand resting, still): how often a hand-free frame's own reading is
 exactly the labelled table, how often the stable table is, and the false changes.
@@ -200,7 +203,8 @@ def run_real(reader, photos, rules=None, hold: int = 3) -> dict:
         for f, (frame, name) in enumerate(film_photo(image, tile_h, 90_000 + n)):
             det = reader.read(frame)
             prev = tracker.stable.codes if tracker.stable is not None else []
-            up = tracker.push(det, gray_small(frame), t=float(f))
+            up = tracker.push(det, small_picture(frame), t=float(f),
+                              frame_size=(frame.shape[1], frame.shape[0]))
             out["frames"] += 1
             if name != "still":
                 continue  # a hand hides tiles: no single frame can be right there
@@ -221,6 +225,13 @@ def run_real(reader, photos, rules=None, hold: int = 3) -> dict:
 
 def gray_small(frame: np.ndarray) -> np.ndarray:
     return cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), GRAY_SIZE,
+                      interpolation=cv2.INTER_AREA)
+
+
+def small_picture(frame: np.ndarray) -> np.ndarray:
+    """The small colour picture the server gives the tracker (`app.server.frames`)."""
+    h, w = frame.shape[:2]
+    return cv2.resize(frame, (GRAY_SIZE[0], max(1, round(h * GRAY_SIZE[0] / w))),
                       interpolation=cv2.INTER_AREA)
 
 
@@ -248,7 +259,8 @@ def run_sequence(reader, seed: int = 0, n_sets: int = 4, rules=None, phases=PHAS
             appeared = f
         det = reader.read(frame)
         prev = tracker.stable.codes if tracker.stable is not None else []
-        up = tracker.push(det, gray_small(frame), t=float(f))
+        up = tracker.push(det, small_picture(frame), t=float(f),
+                          frame_size=(frame.shape[1], frame.shape[0]))
         codes = up.stable.codes if up.stable is not None else []
         wrong = _wrong(codes, truth)
         if up.changed:
@@ -267,6 +279,48 @@ def run_sequence(reader, seed: int = 0, n_sets: int = 4, rules=None, phases=PHAS
     return SequenceResult(frames, before_at, after_at, changes, false, wrong, log)
 
 
+def motion_cost(reader, photos, runs: int = 7) -> dict:
+    """The camera-move estimate's cost per frame, and the tracker's whole step, against
+    reading the frame (`TileReader.read`), measured alike on every photo: the view turned
+    4 degrees and shifted. Interleaved, medians of `runs` each, the ratio per photo."""
+    from vision.camera_motion import CameraMoves
+    from vision.tracker import TableTracker
+
+    move_ratio, push_ratio, read_ms, move_ms = [], [], [], []
+    for photo in photos:
+        image = photo.read()
+        h, w = image.shape[:2]
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), 4.0, 1.0)
+        m[:, 2] += (30, -20)
+        view = cv2.warpAffine(image, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
+        a, b = small_picture(image), small_picture(view)
+        tracker = TableTracker()
+        for _ in range(3):
+            tracker.push(reader.read(image), a, frame_size=(w, h))
+        det = reader.read(view)
+        moves_of = CameraMoves()  # as the tracker runs it: each picture's features once
+        moves_of.next(a)
+        reads, moves, pushes = [], [], []
+        for k in range(runs):
+            t0 = time.perf_counter()
+            reader.read(view)
+            t1 = time.perf_counter()
+            moves_of.next(b if k % 2 == 0 else a)
+            t2 = time.perf_counter()
+            tracker.push(det, b if k % 2 == 0 else a, frame_size=(w, h))
+            t3 = time.perf_counter()
+            reads.append(t1 - t0)
+            moves.append(t2 - t1)
+            pushes.append(t3 - t2)
+        read_ms.append(1000 * float(np.median(reads)))
+        move_ms.append(1000 * float(np.median(moves)))
+        move_ratio.append(float(np.median(moves) / np.median(reads)))
+        push_ratio.append(float(np.median(pushes) / np.median(reads)))
+    return {"photos": len(photos), "read_ms": float(np.median(read_ms)),
+            "move_ms": float(np.median(move_ms)), "move_ratio": float(np.median(move_ratio)),
+            "move_ratio_max": float(max(move_ratio)), "push_ratio": float(np.median(push_ratio))}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sequences", type=int, default=20)
@@ -275,6 +329,9 @@ def main(argv=None) -> int:
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--real", action="store_true",
                         help="also film every real valid/ photo (RUMMIKUB_DATA) the same way")
+    parser.add_argument("--motion", action="store_true",
+                        help="measure the camera-move estimate's cost against reading a frame "
+                             "(real valid/ photos)")
     args = parser.parse_args(argv)
     from vision.pipeline import TileReader
 
@@ -327,6 +384,15 @@ def main(argv=None) -> int:
         print(f"  hand-free frames whose stable table is exactly right: "
               f"{r['stable_right']}/{r['stable_frames']} (once there is one)")
         print(f"  changes reported: {r['changes']}   false changes: {r['false']}   (target 0)")
+    if args.motion:
+        from training.real_data import load_split
+
+        c = motion_cost(reader, [p for p in load_split("valid") if p.tiles])
+        print(f"camera-move estimate per frame ({c['photos']} real photos, view turned 4 deg "
+              f"+ shifted; medians of 7, interleaved): {c['move_ms']:.1f} ms, "
+              f"{c['move_ratio']:.2f} x reading the frame ({c['read_ms']:.1f} ms; worst photo "
+              f"{c['move_ratio_max']:.2f} x); the tracker's whole step: "
+              f"{c['push_ratio']:.2f} x reading the frame")
     return 0
 
 

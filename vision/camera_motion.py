@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+FEATURES = 250  # ORB corners per picture: plenty in 160 px, and matched in ~2 ms
 MIN_INLIERS = 8  # ORB matches moving alike needed to believe a move
 RANSAC_PX = 1.5  # in small-picture pixels
 ECC_MIN_CC = 0.85  # correlation ECC must reach when it is the only estimate
@@ -86,17 +87,19 @@ def _orb():
     global _ORB
     if _ORB is None:
         # Small patches: a tile is ~10 px tall in a 160 px wide picture.
-        _ORB = cv2.ORB_create(500, scaleFactor=1.2, nlevels=3, edgeThreshold=15, patchSize=15,
+        _ORB = cv2.ORB_create(FEATURES, scaleFactor=1.2, nlevels=3, edgeThreshold=15, patchSize=15,
                               fastThreshold=10)
     return _ORB
 
 
-def _by_orb(prev: np.ndarray, cur: np.ndarray) -> tuple[np.ndarray | None, int]:
+def _features(grey: np.ndarray):
+    return _orb().detectAndCompute(grey, None)
+
+
+def _by_orb(features_a, features_b) -> tuple[np.ndarray | None, int]:
     import cv2
 
-    orb = _orb()
-    kp_a, des_a = orb.detectAndCompute(prev, None)
-    kp_b, des_b = orb.detectAndCompute(cur, None)
+    (kp_a, des_a), (kp_b, des_b) = features_a, features_b
     if des_a is None or des_b is None or len(kp_a) < MIN_INLIERS or len(kp_b) < MIN_INLIERS:
         return None, 0
     matches = cv2.BFMatcher(cv2.NORM_HAMMING, crossCheck=True).match(des_a, des_b)
@@ -134,7 +137,37 @@ def estimate_move(prev: np.ndarray, cur: np.ndarray) -> CameraMove | None:
     if prev is None or cur is None or np.shape(prev)[:2] != np.shape(cur)[:2]:
         return None
     a, b = _grey(prev), _grey(cur)
-    m, inliers = _by_orb(a, b)
+    return _estimate(a, b, _features(a), _features(b))
+
+
+class CameraMoves:
+    """The camera's move frame after frame (`next`); each picture's features are found
+    once, not again as the next frame's previous one."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self._grey: np.ndarray | None = None
+        self._features = None
+
+    def next(self, picture: np.ndarray | None) -> CameraMove | None:
+        """The move from the previous picture to this one (None: no previous picture of
+        this size, or no move found)."""
+        if picture is None:
+            self.reset()
+            return None
+        grey = _grey(picture)
+        features = _features(grey)
+        prev, prev_features = self._grey, self._features
+        self._grey, self._features = grey, features
+        if prev is None or prev.shape != grey.shape:
+            return None
+        return _estimate(prev, grey, prev_features, features)
+
+
+def _estimate(a: np.ndarray, b: np.ndarray, features_a, features_b) -> CameraMove | None:
+    m, inliers = _by_orb(features_a, features_b)
     if m is not None:
         refined, _cc = _by_ecc(a, b, m)
         # ECC may run off when a hand covers much of the picture: it refines, never moves

@@ -47,17 +47,41 @@ class PlaceLook:
     tellable: bool  # the tile's colour differs from that surface's: a bare place is known
 
 
-def _picture(picture: np.ndarray) -> np.ndarray:
+@dataclass(frozen=True)
+class Picture:
+    """A small picture as the places are compared in: (h, w, C) float32."""
+
+    px: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.px.shape
+
+
+def prepare(picture: np.ndarray) -> Picture:
     """Colour as Lab, lightness counted half: a shadow or the light changes lightness
-    most, while a tile (cream), the cloth and a hand differ most in hue."""
+    most, while a tile (cream), the cloth and a hand differ most in hue. Made once a
+    frame, for every place looked at in it."""
     import cv2
 
+    if isinstance(picture, Picture):
+        return picture
     p = np.asarray(picture)
     if p.ndim == 2:
-        return p.astype(np.float32)[..., None]
+        return Picture(p.astype(np.float32)[..., None])
     lab = cv2.cvtColor(p.astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)
     lab[..., 0] *= LIGHTNESS_WEIGHT
-    return lab
+    return Picture(lab)
+
+
+def _crop(shape, quad: np.ndarray, margin: float) -> tuple[slice, slice, np.ndarray]:
+    """(rows, columns) of the picture around `quad` grown by `margin` px, and the quad in
+    that crop's pixels: a place is looked at in its own corner of the picture."""
+    h, w = shape[:2]
+    x0, y0 = np.floor(quad.min(axis=0) - margin).astype(int)
+    x1, y1 = np.ceil(quad.max(axis=0) + margin).astype(int) + 1
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    return slice(y0, y1), slice(x0, x1), quad - (x0, y0)
 
 
 def _mask(shape, quad: np.ndarray) -> np.ndarray:
@@ -93,11 +117,15 @@ def look_of(picture: np.ndarray, quad: np.ndarray, all_tiles: np.ndarray) -> Pla
     tile's inside is too small to look at."""
     import cv2
 
-    p = _picture(picture)
+    height = float(np.linalg.norm(quad[3] - quad[0]))
+    rows, cols, quad = _crop(np.shape(all_tiles), quad, RINGS[-1] * height + 2)
+    p = prepare(picture).px[rows, cols]
+    all_tiles = all_tiles[rows, cols]
+    if not p.size:
+        return None
     inside = _mask(p.shape, _inside(quad))
     if inside.sum() < 4:
         return None
-    height = float(np.linalg.norm(quad[3] - quad[0]))
     place = _mask(p.shape, quad).astype(np.uint8)
     for reach in RINGS:  # tiles packed around it: the surface a little farther out
         r = max(1, int(round(reach * height)))
@@ -123,16 +151,18 @@ def place_state(picture: np.ndarray, quad: np.ndarray, look: PlaceLook | None,
                 found: np.ndarray | None = None) -> str | None:
     """What the place at `quad` (small-picture pixels) shows now (see the module notes);
     `found` = `tiles_mask` of the tiles found in this picture. None without a look."""
-    p = _picture(picture)
-    h, w = p.shape[:2]
+    pic = prepare(picture)
+    h, w = pic.shape[:2]
     if (quad.min(axis=0) < 0).any() or quad[:, 0].max() > w - 1 or quad[:, 1].max() > h - 1:
         return OUTSIDE
     if look is None:
         return None
+    rows, cols, quad = _crop(pic.shape, quad, 1)
+    p = pic.px[rows, cols]
     inside = _mask(p.shape, _inside(quad))
     if inside.sum() < 4:
         return None
-    if found is not None and float(found[inside].mean()) >= TILES_SHARE:
+    if found is not None and float(found[rows, cols][inside].mean()) >= TILES_SHARE:
         return TILES
     px = p[inside]
     bare = (look.surface is not None

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vision.camera_motion import CameraMoves, largest_step
 from vision.detections import TileDetections
 from vision.occlusion import BARE, COVERED
 from vision.turn import _nearest_first, _tile_size
@@ -173,6 +174,7 @@ class TableTracker:
         self._gray: np.ndarray | None = None
         self._picture: np.ndarray | None = None  # the previous small picture, as given
         self._move = None  # the camera's move from it to this frame's (small pixels)
+        self._moves = CameraMoves()
         self._frame_size: tuple[int, int] | None = None  # (width, height) of the frames
         self._evidence = False  # whether this frame's picture tells what hidden places show
         self._sharp: deque[float] = deque(maxlen=self.window)  # still frames' sharpness
@@ -293,19 +295,14 @@ class TableTracker:
     # -- steps -----------------------------------------------------------------------------
     def _camera_move(self, picture: np.ndarray | None, frame_size) -> dict | None:
         """Carry every track by the camera's move since the previous picture; what it was."""
-        from vision.camera_motion import estimate_move
-
-        prev, self._picture = self._picture, None if picture is None else np.asarray(picture)
-        self._move = None if prev is None else estimate_move(prev, self._picture)
-        move = self._move
+        self._picture = None if picture is None else np.asarray(picture)
+        self._move = move = self._moves.next(self._picture)
         if move is None or frame_size is None or move.is_none(self._picture.shape):
             return None
         h, w = self._picture.shape[:2]
         m = move.scaled(frame_size[0] / w, frame_size[1] / h)
         for tr in self._tracks.values():
             tr.corners = tr.corners @ m[:, :2].T + m[:, 2]
-        from vision.camera_motion import largest_step
-
         step = largest_step(m, (frame_size[1], frame_size[0])) / max(self._size, 1e-9)
         return {"turn_deg": round(move.turn_deg, 2), "shift": [round(float(m[0, 2]), 1),
                 round(float(m[1, 2]), 1)], "step": round(step, 2), "how": move.method}
@@ -564,7 +561,7 @@ class TableTracker:
             for tr in self._tracks.values():
                 tr.state = None
             return False
-        pic = np.asarray(picture)
+        pic = occlusion.prepare(picture)
         h, w = pic.shape[:2]
         to_small = np.array([w / self._frame_size[0], h / self._frame_size[1]])
         seen = [tr for tr in self._tracks.values() if tr.last_seen == frame]
@@ -577,7 +574,8 @@ class TableTracker:
         for tr in self._tracks.values():
             if tr.last_seen == frame:
                 tr.state, tr.bare_still = None, 0
-                if still and (tr.look is None or (frame + tr.id) % 4 == 0):
+                # Looked at again now and then (light and shade change slowly).
+                if still and (tr.look is None or (frame + tr.id) % self.window == 0):
                     tr.look = occlusion.look_of(pic, tr.corners * to_small, every) or tr.look
                 continue
             if tr.code is None:
