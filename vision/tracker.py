@@ -56,21 +56,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.camera_motion import CameraMoves, largest_step
+from vision.camera_motion import largest_step
 from vision.detections import TileDetections
 from vision.occlusion import BARE, COVERED
+from vision.stillness import SceneMeasure
 from vision.turn import _nearest_first, _tile_size
 
 MATCH_RADIUS = 0.5  # a detection belongs to a track this many tile heights away at most
 # (neighbours in a set lie one tile width = 0.72 heights apart)
 ALIGN_RADIUS = 3.0  # alike-read tiles this close (tile heights) may pair for the alignment
 ALIGN_INLIER = 0.3  # RANSAC threshold of the alignment, in tile heights
-MOTION_DIFF = 18.0  # grey levels (of 255, brightness-normalised) a pixel must change by
 ALT_SHARE = 0.05  # an alternative reading is plausible at >= this share of the best one
 UNCERTAIN_BELOW = 0.6  # voted best probability below this: the tile stays uncertain
 CAMERA_STEP = 0.5  # the camera moved more than this (tile heights): the frame is not still
 NEAR_COVERED = 1.5  # a new find this close (tile heights) to a covered tile waits
-BLURRED_BELOW = 0.5  # sharpness under this share of the still frames' is a blurred frame
 
 
 def _height(corners: np.ndarray) -> float:
@@ -171,13 +170,9 @@ class TableTracker:
         self._next_id = 0
         self._frame = -1
         self._frames: deque[tuple[int, bool]] = deque(maxlen=self.window)
-        self._gray: np.ndarray | None = None
-        self._picture: np.ndarray | None = None  # the previous small picture, as given
-        self._move = None  # the camera's move from it to this frame's (small pixels)
-        self._moves = CameraMoves()
+        self._scene = SceneMeasure(self.motion_max, self.window)
         self._frame_size: tuple[int, int] | None = None  # (width, height) of the frames
         self._evidence = False  # whether this frame's picture tells what hidden places show
-        self._sharp: deque[float] = deque(maxlen=self.window)  # still frames' sharpness
         self._labels: tuple[str, ...] | None = None
         self._size = 0.0
         self._prev_seen: set[int] = set()
@@ -245,12 +240,13 @@ class TableTracker:
 
         if frame_size is not None:
             self._frame_size = (int(frame_size[0]), int(frame_size[1]))
-        camera = self._camera_move(gray_small, frame_size)
-        motion, moved = self._motion(gray_small, camera)
-        if camera is not None and camera["step"] > CAMERA_STEP:
-            moved = True  # the view swung: its frames may be blurred; nothing is decided
-        sharpness, blurred = self._sharpness(gray_small)
-        moved = moved or blurred  # a blurred frame misses tiles: nothing is decided on it
+        scene = self._scene.measure(gray_small)
+        camera = self._camera_move(scene.move, gray_small, frame_size)
+        motion, blurred = scene.motion, scene.blurred
+        # The view swung (its frames may be blurred), or a blurred frame misses tiles:
+        # nothing is decided on such a frame.
+        moved = (scene.moved or blurred
+                 or (camera is not None and camera["step"] > CAMERA_STEP))
         # While a hand moves over the table its finds (and the tiles it hides) would pull
         # the alignment off: the camera is followed on the frames that do not move.
         shift = (0.0, 0.0) if moved else self._align(detections)
@@ -262,8 +258,8 @@ class TableTracker:
             still = True
         self._prev_seen = seen_now
         self._frames.append((frame, still))
-        if still and sharpness is not None:
-            self._sharp.append(sharpness)
+        if still:
+            self._scene.still(scene)
 
         run = self._still_run()
         for tr in self._tracks.values():
@@ -293,13 +289,12 @@ class TableTracker:
         return update
 
     # -- steps -----------------------------------------------------------------------------
-    def _camera_move(self, picture: np.ndarray | None, frame_size) -> dict | None:
-        """Carry every track by the camera's move since the previous picture; what it was."""
-        self._picture = None if picture is None else np.asarray(picture)
-        self._move = move = self._moves.next(self._picture)
-        if move is None or frame_size is None or move.is_none(self._picture.shape):
+    def _camera_move(self, move, picture: np.ndarray | None, frame_size) -> dict | None:
+        """Carry every track by the camera's `move` since the previous picture (found on
+        the small `picture`); what it was."""
+        if move is None or frame_size is None or move.is_none(np.shape(picture)):
             return None
-        h, w = self._picture.shape[:2]
+        h, w = np.shape(picture)[:2]
         m = move.scaled(frame_size[0] / w, frame_size[1] / h)
         for tr in self._tracks.values():
             tr.corners = tr.corners @ m[:, :2].T + m[:, 2]
@@ -381,61 +376,6 @@ class TableTracker:
         tr.score = float(det.detector_scores[di])
         tr.seen[frame] = (probs, float(det.detector_scores[di]), flip, int(np.argmax(probs)))
         tr.last_seen = frame
-
-    def _sharpness(self, picture: np.ndarray | None) -> tuple[float | None, bool]:
-        """(the picture's sharpness: variance of its Laplacian, whether it is blurred: well
-        under the recent still frames')."""
-        import cv2
-
-        if picture is None:
-            return None, False
-        g = np.asarray(picture)
-        if g.ndim == 3:
-            g = cv2.cvtColor(g, cv2.COLOR_BGR2GRAY)
-        sharpness = float(cv2.Laplacian(g.astype(np.float32), cv2.CV_32F).var())
-        if len(self._sharp) < 2:
-            return sharpness, False
-        return sharpness, sharpness < BLURRED_BELOW * float(np.median(self._sharp))
-
-    def _motion(self, gray: np.ndarray | None, camera: dict | None = None
-                ) -> tuple[float | None, bool]:
-        """(share of the grey frame that changed, whether that is movement), the camera's
-        own move (found by `_camera_move`, else by phase correlation) undone first."""
-        import cv2
-
-        if gray is None:
-            self._gray = None
-            return None, False
-        g = np.asarray(gray)
-        if g.ndim == 3:
-            g = cv2.cvtColor(g, cv2.COLOR_BGR2GRAY)
-        g = cv2.GaussianBlur(g.astype(np.float32), (0, 0), 1.0)
-        g = g * (128.0 / max(float(g.mean()), 1.0))  # auto-exposure is no movement
-        prev, self._gray = self._gray, g
-        if prev is None or prev.shape != g.shape:
-            return None, False
-        size = (g.shape[1], g.shape[0])
-        move = getattr(self, "_move", None)
-        if move is not None:
-            m = move.matrix.astype(np.float32)
-        else:
-            # No move estimate: the camera's shake as a shift, by phase correlation.
-            (dx, dy), _response = cv2.phaseCorrelate(prev, g)
-            if abs(dx) > g.shape[1] / 8 or abs(dy) > g.shape[0] / 8:
-                dx = dy = 0.0
-            m = np.float32([[1, 0, dx], [0, 1, dy]])
-        moved_prev = cv2.warpAffine(prev, m, size, borderMode=cv2.BORDER_REPLICATE)
-        # Only what both pictures show: the strip a move uncovers is new, not movement.
-        seen = cv2.warpAffine(np.ones_like(prev), m, size, borderMode=cv2.BORDER_CONSTANT)
-        seen = cv2.erode((seen > 0.5).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-        diff = np.abs(g - moved_prev)
-        if seen.sum() < diff.size // 4:
-            seen[:] = True
-        # Edges left after an imperfect shift give thin lines; a hand gives a blob.
-        changed = (diff > MOTION_DIFF).astype(np.uint8)
-        changed = cv2.erode(changed, np.ones((3, 3), np.uint8))
-        share = float(changed[seen].mean())
-        return share, share > self.motion_max
 
     def _still_run(self) -> list[int]:
         run = []
