@@ -62,8 +62,12 @@ def test_a_bumped_view_moves_the_drawn_table_with_it_and_a_tap_lands_right(clien
             # ...drawn where this frame shows its tiles, from the first frame after the bump.
             err = np.linalg.norm(centres(moved) - truth, axis=1).max() / size
             assert err < 0.25, (k, err)
-        # Tiles the frame does not show (the bump took them out of the view) are named.
+        # Tiles the frame does not show (the bump took them out of the view) are named,
+        # and the hub says so for a turn judged on this reading.
         assert set(message["hidden"]) <= {t["id"] for t in moved["tiles"]}
+        hub = app.state.hub
+        assert hub.hidden(game["id"], moved["photo_id"]) == message["hidden"]
+        assert hub.hidden(game["id"], "another-photo") == []
         # A tap on a tile as drawn now corrects that tile, in the tracker too.
         tile = moved["tiles"][2]
         code = "B4" if (tile["color"], tile["number"]) != ("B", 4) else "B5"

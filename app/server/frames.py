@@ -99,6 +99,7 @@ class GameFrames:
     # tiles and their centres then. The camera may move after it (a bumped phone): the live
     # messages show its tiles where the tracker sees them now, and a tap on one corrects it.
     live: dict | None = None
+    hidden_now: tuple = (None, [])  # (photo id, its tiles the latest frame did not show)
 
 
 class FrameHub:
@@ -273,6 +274,7 @@ class FrameHub:
         if reading is None:
             reading = self._latest(gf.game_id)
         reading, hidden = self._realigned(gf, reading, update)
+        gf.hidden_now = (reading.get("photo_id") if reading else None, hidden)
         return {
             "type": "reading",
             "reading": reading,
@@ -397,6 +399,15 @@ class FrameHub:
             return point_xy
         place = gf.tracker.place_of(live["ids"][k])
         return point_xy if place is None else place
+
+    def hidden(self, game_id: str, photo_id: str | None) -> list[int]:
+        """The tiles of the reading of `photo_id` (this camera's latest) that the latest
+        frame did not show (under a hand, out of the view): for `judge_turn(hidden=...)`,
+        so a turn judged meanwhile asks for a check instead of trusting them blindly."""
+        gf = self.games.get(game_id)
+        if gf is None or photo_id is None or gf.hidden_now[0] != photo_id:
+            return []
+        return list(gf.hidden_now[1])
 
     def stats(self, game_id: str) -> dict:
         """The game's frame counts since this server started (kept when its tracker is
