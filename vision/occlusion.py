@@ -8,9 +8,13 @@ when a frame misses the tile it asks `place_state` what the place shows now:
 
 - `SURFACE`: most of the place has the colour of the surface around it: the tile is gone;
 - `TILES`: other tiles found in this frame lie over most of it: it was moved or pushed;
+- `COVERED` too when much of the surface around the place looks otherwise than it did:
+  a hand over a tile lies over its surroundings as well, a tile taken away leaves them;
 - `TILE`: it still looks like the tile (the detector missed it in this frame);
 - `OUTSIDE`: the frame's edge cuts the place (the camera turned away);
-- `COVERED`: something else (skin, a sleeve): hidden, not gone.
+- `COVERED`: something else (skin, a sleeve) over it, or over a quarter more of it than
+  the tile's own number covers (a hand over half a tile: why the camera misses it):
+  hidden, not gone.
 
 It works on the small picture the tracker gets (~160 px wide, colour when the caller gives
 colour; grey works where the surface and the hand differ in brightness). Where a tile's
@@ -37,6 +41,10 @@ BARE_SHARE = 0.6  # share of the place that must look like surface for SURFACE
 TILES_SHARE = 0.4  # share of the place other tiles found now must cover for TILES
 UNTELLABLE = 0.4  # a tile whose own inside looks this much like the surface gives no look
 MIN_RING_PX = 12  # surface pixels needed around a tile to know the surface there
+OTHER_TOL = 15.0  # a pixel this far from the tile's colour (and not surface) is neither
+PARTLY = 0.25  # that much more of a place like neither than the tile's own: covered
+RING_TOL = 12.0  # a surface pixel around the tile this far from how it was has changed
+RING_CHANGED = 0.3  # that share of the surroundings changed: something lies over them
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,12 @@ class PlaceLook:
     surface: np.ndarray | None  # median colour of the surface around it, (C,), if any shows
     tol: float  # colour distance within which a pixel is that surface
     tellable: bool  # the tile's colour differs from that surface's: a bare place is known
+    own_other: float = 0.0  # share of the tile's own inside like neither (its number)
+    # The surface around it, pixel by pixel (softened): offsets from the tile's centre
+    # (K, 2), and their colours (K, C). A hand over a tile lies over its surroundings too;
+    # a tile taken away leaves them as they were.
+    ring_xy: np.ndarray | None = None
+    ring_px: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +66,7 @@ class Picture:
     """A small picture as the places are compared in: (h, w, C) float32."""
 
     px: np.ndarray
+    soft: np.ndarray  # the same, softened over 3 x 3 px: a shake of a pixel changes little
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -68,10 +83,12 @@ def prepare(picture: np.ndarray) -> Picture:
         return picture
     p = np.asarray(picture)
     if p.ndim == 2:
-        return Picture(p.astype(np.float32)[..., None])
-    lab = cv2.cvtColor(p.astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)
-    lab[..., 0] *= LIGHTNESS_WEIGHT
-    return Picture(lab)
+        px = p.astype(np.float32)[..., None]
+    else:
+        px = cv2.cvtColor(p.astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)
+        px[..., 0] *= LIGHTNESS_WEIGHT
+    soft = cv2.blur(px, (3, 3)).reshape(px.shape)
+    return Picture(px, soft)
 
 
 def _crop(shape, quad: np.ndarray, margin: float) -> tuple[slice, slice, np.ndarray]:
@@ -119,7 +136,8 @@ def look_of(picture: np.ndarray, quad: np.ndarray, all_tiles: np.ndarray) -> Pla
 
     height = float(np.linalg.norm(quad[3] - quad[0]))
     rows, cols, quad = _crop(np.shape(all_tiles), quad, RINGS[-1] * height + 2)
-    p = prepare(picture).px[rows, cols]
+    pic = prepare(picture)
+    p = pic.px[rows, cols]
     all_tiles = all_tiles[rows, cols]
     if not p.size:
         return None
@@ -136,7 +154,9 @@ def look_of(picture: np.ndarray, quad: np.ndarray, all_tiles: np.ndarray) -> Pla
             break
     else:
         # Tiles all around: no surface to compare with, only the tile itself.
-        return PlaceLook(np.median(p[inside], axis=0), None, SURFACE_TOL, False)
+        tile = np.median(p[inside], axis=0)
+        look = PlaceLook(tile, None, SURFACE_TOL, False)
+        return PlaceLook(tile, None, SURFACE_TOL, False, _other(p[inside], look))
     surface_px = p[ring]
     surface = np.median(surface_px, axis=0)
     spread = float(np.median(_distance(surface_px, surface)))
@@ -144,7 +164,37 @@ def look_of(picture: np.ndarray, quad: np.ndarray, all_tiles: np.ndarray) -> Pla
     tile_px = p[inside]
     # A tile that looks like the table there: a bare place cannot be told from the tile.
     tellable = float(np.mean(_distance(tile_px, surface) < tol)) <= UNTELLABLE
-    return PlaceLook(np.median(tile_px, axis=0), surface, tol, tellable)
+    look = PlaceLook(np.median(tile_px, axis=0), surface, tol, tellable)
+    ys, xs = np.nonzero(ring)
+    ring_xy = np.stack([xs, ys], axis=1) - quad.mean(axis=0)
+    return PlaceLook(look.tile, surface, tol, tellable, _other(tile_px, look), ring_xy,
+                     pic.soft[rows, cols][ring])
+
+
+def _around_changed(pic: Picture, quad: np.ndarray, look: PlaceLook,
+                    found: np.ndarray | None) -> bool:
+    """Whether much of the surface around the tile's place looks otherwise than it did
+    (leaving out where tiles lie now)."""
+    if look.ring_xy is None or not len(look.ring_xy):
+        return False
+    h, w = pic.shape[:2]
+    xy = np.round(look.ring_xy + quad.mean(axis=0)).astype(int)
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    if found is not None:
+        ok[ok] &= ~found[xy[ok, 1], xy[ok, 0]]
+    if ok.sum() < MIN_RING_PX:
+        return False
+    now = pic.soft[xy[ok, 1], xy[ok, 0]]
+    changed = np.linalg.norm(now - look.ring_px[ok], axis=1) >= RING_TOL
+    return float(changed.mean()) >= RING_CHANGED
+
+
+def _other(px: np.ndarray, look: PlaceLook) -> float:
+    """Share of the pixels `px` like neither the tile nor the surface around it."""
+    other = _distance(px, look.tile) >= OTHER_TOL
+    if look.surface is not None:
+        other &= _distance(px, look.surface) >= look.tol
+    return float(other.mean())
 
 
 def place_state(picture: np.ndarray, quad: np.ndarray, look: PlaceLook | None,
@@ -157,6 +207,8 @@ def place_state(picture: np.ndarray, quad: np.ndarray, look: PlaceLook | None,
         return OUTSIDE
     if look is None:
         return None
+    if _around_changed(pic, quad, look, found):
+        return COVERED  # something lies over its surroundings too: a hand, an arm
     rows, cols, quad = _crop(pic.shape, quad, 1)
     p = pic.px[rows, cols]
     inside = _mask(p.shape, _inside(quad))
@@ -165,12 +217,14 @@ def place_state(picture: np.ndarray, quad: np.ndarray, look: PlaceLook | None,
     if found is not None and float(found[rows, cols][inside].mean()) >= TILES_SHARE:
         return TILES
     px = p[inside]
+    if _other(px, look) >= look.own_other + PARTLY:
+        return COVERED  # something lies over (part of) it: why the camera misses it
     bare = (look.surface is not None
             and float(np.mean(_distance(px, look.surface) < look.tol)) >= BARE_SHARE)
     like_tile = float(np.linalg.norm(np.median(px, axis=0) - look.tile)) < TILE_TOL
     if not look.tellable:
         # Tile and table look alike here: only "something else lies there" is known.
-        return None if bare or like_tile else COVERED
+        return None
     if bare:
         return SURFACE
     return TILE if like_tile else COVERED

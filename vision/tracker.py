@@ -69,7 +69,8 @@ ALIGN_INLIER = 0.3  # RANSAC threshold of the alignment, in tile heights
 ALT_SHARE = 0.05  # an alternative reading is plausible at >= this share of the best one
 UNCERTAIN_BELOW = 0.6  # voted best probability below this: the tile stays uncertain
 CAMERA_STEP = 0.5  # the camera moved more than this (tile heights): the frame is not still
-NEAR_COVERED = 1.5  # a new find this close (tile heights) to a covered tile waits
+NEAR_COVERED = 3.5  # a new find this close (tile heights) to a covered tile waits (a hand
+# with its fingers spans about that much)
 
 
 def _height(corners: np.ndarray) -> float:
@@ -365,16 +366,19 @@ class TableTracker:
                  ) -> None:
         corners = det.corners[di].astype(np.float64)
         # A box much smaller or larger than the tile's is a tile half hidden (by a hand
-        # resting on the table) or boxed together with something: it does not move the tile.
-        if tr.code is not None and not 0.8 < _extent(corners) / max(_extent(tr.corners),
-                                                                   1e-9) < 1.25:
+        # resting on the table) or boxed together with something: it does not move the
+        # tile, and what it reads (half a number) is no vote on the tile's reading.
+        partial = tr.code is not None and not 0.8 < _extent(corners) / max(
+            _extent(tr.corners), 1e-9) < 1.25
+        if partial:
             place = False
         if place:
             tr.corners = corners
         flip = None if det.flip_probs is None else det.flip_probs[di].astype(np.float64)
         probs = det.class_probs[di].astype(np.float64)
         tr.score = float(det.detector_scores[di])
-        tr.seen[frame] = (probs, float(det.detector_scores[di]), flip, int(np.argmax(probs)))
+        tr.seen[frame] = (probs, float(det.detector_scores[di]), flip, int(np.argmax(probs)),
+                          partial)
         tr.last_seen = frame
 
     def _still_run(self) -> list[int]:
@@ -386,13 +390,14 @@ class TableTracker:
         return run[::-1]
 
     def _vote(self, tr: _Track, frames) -> tuple[np.ndarray | None, int, Counter]:
-        """(mean class probabilities over the frames it was seen in, frames seen, how often
-        each class was the frame's best reading)."""
-        obs = [tr.seen[f][0] for f in frames if f in tr.seen]
-        if not obs:
-            return None, 0, Counter()
-        best = Counter(tr.seen[f][3] for f in frames if f in tr.seen)
-        return np.mean(obs, axis=0), len(obs), best
+        """(mean class probabilities over the frames it was seen whole in, frames seen,
+        how often each class was such a frame's best reading)."""
+        seen = [f for f in frames if f in tr.seen]
+        whole = [tr.seen[f] for f in seen if not tr.seen[f][4]]
+        if not whole:
+            return None, len(seen), Counter()
+        best = Counter(o[3] for o in whole)
+        return np.mean([o[0] for o in whole], axis=0), len(seen), best
 
     def _decide(self, run: list[int]) -> list[str]:
         labels = self._labels
@@ -409,8 +414,7 @@ class TableTracker:
         for tr in list(self._tracks.values()):
             mean, k, best = self._vote(tr, run)
             missing = n_run - k
-            if tr.code is None and len(covered) and float(np.min(np.linalg.norm(
-                    covered - tr.centre(), axis=1))) < NEAR_COVERED * self._size:
+            if tr.code is None and self._near(covered, tr):
                 continue
             if tr.code is None:
                 # Seen in every frame of the still run: a find that comes and goes while
@@ -431,7 +435,9 @@ class TableTracker:
                 # the frames' best reading at least `hold` times and twice as often, in each
                 # of the latest `hold` frames that saw the tile, twice as probable, and not
                 # a tile the table already holds every copy of.
+                # Nor while a hand lies on the table: a finger may hide half its number.
                 if (tr.correction is None and top != tr.code and best[top] >= self.hold
+                        and not len(covered)
                         and best[top] >= 2 * best[tr.code] and mean[top] >= 2 * mean[tr.code]
                         and held[top] < self._limit(labels[top])
                         and self._latest_best(tr, still_window) == top):
@@ -511,11 +517,14 @@ class TableTracker:
                 if tr.code is not None or len(tr.seen) >= self.hold]
         found = occlusion.tiles_mask(pic.shape, sure)
         every = occlusion.tiles_mask(pic.shape, [tr.corners * to_small for tr in seen])
+        whole = all(tr.last_seen == frame for tr in self._tracks.values() if tr.code is not None)
         for tr in self._tracks.values():
             if tr.last_seen == frame:
                 tr.state, tr.bare_still = None, 0
-                # Looked at again now and then (light and shade change slowly).
-                if still and (tr.look is None or (frame + tr.id) % self.window == 0):
+                # Looked at again now and then (light and shade change slowly), while
+                # the whole table is seen: not with a hand lying next to it.
+                if still and (tr.look is None or (whole and (frame + tr.id) % self.window == 0
+                                                  and not tr.seen[frame][4])):
                     tr.look = occlusion.look_of(pic, tr.corners * to_small, every) or tr.look
                 continue
             if tr.code is None:
@@ -526,6 +535,11 @@ class TableTracker:
             elif tr.state is not None:
                 tr.bare_still = 0
         return True
+
+    def _near(self, places: np.ndarray, tr: _Track) -> bool:
+        """Whether `tr` lies within NEAR_COVERED tile heights of one of `places`."""
+        return bool(len(places)) and float(np.min(np.linalg.norm(
+            places - tr.centre(), axis=1))) < NEAR_COVERED * self._size
 
     def _out_of_view(self, tr: _Track) -> bool:
         """Whether the frame's edge cuts the tile's place (its corners, carried by the
@@ -538,7 +552,8 @@ class TableTracker:
 
     def _latest_best(self, tr: _Track, frames: list[int]) -> int | None:
         """The frames' best reading when the latest `hold` frames that saw the tile agree."""
-        latest = [tr.seen[f][3] for f in frames if f in tr.seen][-self.hold:]
+        latest = [tr.seen[f][3] for f in frames
+                  if f in tr.seen and not tr.seen[f][4]][-self.hold:]
         if len(latest) < self.hold or len(set(latest)) != 1:
             return None
         return latest[0]
