@@ -68,6 +68,7 @@ ALIGN_RADIUS = 3.0  # alike-read tiles this close (tile heights) may pair for th
 ALIGN_INLIER = 0.3  # RANSAC threshold of the alignment, in tile heights
 ALT_SHARE = 0.05  # an alternative reading is plausible at >= this share of the best one
 UNCERTAIN_BELOW = 0.6  # voted best probability below this: the tile stays uncertain
+SEEN = "seen"  # a track's place state when this frame found it
 CAMERA_STEP = 0.5  # the camera moved more than this (tile heights): the frame is not still
 NEAR_COVERED = 3.5  # a new find this close (tile heights) to a covered tile waits (a hand
 # with its fingers spans about that much)
@@ -520,7 +521,8 @@ class TableTracker:
         whole = all(tr.last_seen == frame for tr in self._tracks.values() if tr.code is not None)
         for tr in self._tracks.values():
             if tr.last_seen == frame:
-                tr.state, tr.bare_still = None, 0
+                # Seen now (if only in part, under a hand's edge): not going anywhere.
+                tr.state, tr.bare_still = SEEN, 0
                 # Looked at again now and then (light and shade change slowly), while
                 # the whole table is seen: not with a hand lying next to it.
                 if still and (tr.look is None or (whole and (frame + tr.id) % self.window == 0
