@@ -150,3 +150,58 @@ def test_blurred_frames_change_nothing(photos, reader):
     # The frame the tiles come back in churns; then the sharp frames are still again.
     assert [u.still for u in back] == [False, True, True]
     assert not any(u.blurred or u.changed for u in back) and back[-1].ids == ids
+
+
+def test_rummikub_turn_with_a_hand_in_the_photo_after_takes_nothing_away(photos, reader,
+                                                                          tmp_path, capsys):
+    """Two photos, the second with a hand over tiles: not "left the table"; named."""
+    import json
+
+    from app.cli import main
+    from vision.turn import judge_turn
+
+    image = photos[0].read()
+    found = reader.read(image)
+    size = tile_height(found)
+    centre = found.centers[len(found) // 2]
+    with_hand = _hand(image.astype(np.float32), (centre[0], centre[1] + 0.3 * size),
+                      0.9 * size, 1).astype(np.uint8)
+    before, after = tmp_path / "before.png", tmp_path / "after.png"
+    cv2.imwrite(str(before), image)
+    cv2.imwrite(str(after), with_hand)
+    # The tiles alone say several left the table: the hand hides them.
+    alone = judge_turn(found, reader.read(with_hand))
+    assert len(alone.left) >= 3
+    main(["turn", str(before), str(after), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["left_table"] == [] and out["played"] == []
+    assert not any("left the table" in p for p in out["problems"])
+    assert len(out["hidden_after"]) == len(alone.left)
+    assert any("not found after, where something lies over their place" in c
+               for c in out["check"])
+
+
+def test_rummikub_turn_still_sees_a_tile_taken_away(photos, reader, tmp_path, capsys):
+    """The other side: a tile taken off between the photos (its place inpainted from the
+    table around it) left the table, hand or no hand elsewhere."""
+    import json
+
+    from app.cli import main
+
+    image = photos[1].read()
+    found = reader.read(image)
+    # The tile with the most bare table around it (as in the tracker's test above).
+    lone = int(np.argmax([min(float(np.linalg.norm(c - o)) for k, o in
+                              enumerate(found.centers) if k != i)
+                          for i, c in enumerate(found.centers)]))
+    mask = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(found.corners[lone]).astype(np.int32), 255)
+    taken = cv2.inpaint(image, cv2.dilate(mask, np.ones((15, 15), np.uint8)), 7,
+                        cv2.INPAINT_TELEA)
+    before, after = tmp_path / "before.png", tmp_path / "after.png"
+    cv2.imwrite(str(before), image)
+    cv2.imwrite(str(after), taken)
+    main(["turn", str(before), str(after), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert [t["code"] for t in out["left_table"]] == [found.codes[lone]]
+    assert out["hidden_after"] == []

@@ -65,6 +65,7 @@ class TurnReading:
     check: list[str] = field(default_factory=list)
     edge_before: list[int] = field(default_factory=list)  # before ids at one photo's edge only
     edge_after: list[int] = field(default_factory=list)  # after ids at one photo's edge only
+    covered_before: list[int] = field(default_factory=list)  # before ids hidden in AFTER
 
     def to_json(self) -> dict:
         v = self.verdict
@@ -84,6 +85,7 @@ class TurnReading:
             "after": {"tiles": self.after.detections.to_json(), **self.after.to_json()},
             "warnings": list(self.warnings),
             "check": list(self.check),
+            "hidden_after": [{"id": i, "code": codes_b[i]} for i in self.covered_before],
             "edge_only": {"before": [{"id": i, "code": codes_b[i]} for i in self.edge_before],
                           "after": [{"id": i, "code": codes_a[i]} for i in self.edge_after]},
         }
@@ -197,6 +199,35 @@ def edge_only(before: TileDetections, after: TileDetections, align: np.ndarray |
     return out[0], out[1]
 
 
+def hidden_after(before: TileDetections, after: TileDetections, align: np.ndarray | None,
+                 left: list[int], pictures, frames) -> list[int]:
+    """BEFORE ids of `left` (found in BEFORE only) whose place in the AFTER photo shows
+    something lying over it, or still the tile (`vision.occlusion`), not the table:
+    hidden (a hand in the photo), not taken away. `pictures`: the two photos' small
+    pictures (~160 px wide, BGR); `frames`: the photos' (width, height)."""
+    from vision import occlusion
+
+    if (align is None or not left or pictures is None
+            or any(x is None for x in (*pictures, *frames))):
+        return []
+    small_b, small_a = (np.asarray(p) for p in pictures)
+    to_b = np.array([small_b.shape[1] / frames[0][0], small_b.shape[0] / frames[0][1]])
+    to_a = np.array([small_a.shape[1] / frames[1][0], small_a.shape[0] / frames[1][1]])
+    quads_b = before.corners.astype(np.float64)
+    every_b = occlusion.tiles_mask(small_b.shape, [q * to_b for q in quads_b])
+    found_a = occlusion.tiles_mask(small_a.shape, [q * to_a for q in
+                                                   after.corners.astype(np.float64)])
+    pic_b, pic_a = occlusion.prepare(small_b), occlusion.prepare(small_a)
+    out = []
+    for b in left:
+        look = occlusion.look_of(pic_b, quads_b[b] * to_b, every_b)
+        there = (quads_b[b] @ align[:, :2].T + align[:, 2]) * to_a
+        if occlusion.place_state(pic_a, there, look, found_a) in (occlusion.COVERED,
+                                                                  occlusion.TILE):
+            out.append(b)
+    return out
+
+
 def _nearest_first(allowed: np.ndarray, dist: np.ndarray, used_b: set, used_a: set):
     """Greedy one-to-one pairs among the allowed ones, closest first; marks them used."""
     cand = np.argwhere(allowed)
@@ -270,7 +301,7 @@ def _keep_valid_after_sets(after: TileDetections, combined: dict, doubt: set, ru
 def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
                rack: TileDetections | list | None = None, first_meld: bool = False,
                frames: tuple[tuple[int, int] | None, tuple[int, int] | None] = (None, None),
-               hidden=()) -> TurnReading:
+               hidden=(), pictures=None) -> TurnReading:
     """The referee's turn check from the tiles of a BEFORE and an AFTER photo.
 
     `rack` is the player's rack before the turn (detections of a rack photo, or a list of
@@ -278,7 +309,9 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
     the two photos' (width, height), to name the tiles at their edges. `hidden`: AFTER ids
     the camera did not see when the table was read, under a hand or another thing (the live
     tracker keeps them where they lay: `TrackerUpdate.covered`); they count as on the
-    table, and the verdict asks for a look.
+    table, and the verdict asks for a look. `pictures`: the two photos' small pictures
+    (~160 px wide, BGR): a tile found in BEFORE only whose place in AFTER shows a hand or
+    the like (`hidden_after`) is hidden, not taken away, and named for a check.
     """
     from referee import DEFAULT_RULES, Tile, check_turn
 
@@ -324,6 +357,8 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
     edge_b, edge_a = edge_only(before, after, align, matches, frames)
     played = [a for a in played if a not in edge_a]
     left = [b for b in left if b not in edge_b]
+    covered_b = hidden_after(before, after, align, left, pictures, frames)
+    left = [b for b in left if b not in covered_b]
     check = []
     hidden = sorted({int(i) for i in hidden if 0 <= int(i) < len(after)})
     if hidden:
@@ -331,6 +366,12 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
         check.append(f"{n} tile{'s' if n != 1 else ''} hidden under something when the table "
                      f"was read ({' '.join(codes_a[i] for i in hidden)}): counted where "
                      f"{'they' if n != 1 else 'it'} lay; clear the view and check")
+    if covered_b:
+        n = len(covered_b)
+        check.append(f"{n} tile{'s' if n != 1 else ''} of the photo before not found after, "
+                     f"where something lies over {'their' if n != 1 else 'its'} place "
+                     f"({' '.join(codes_b[b] for b in covered_b)}): not counted as taken "
+                     f"away; clear the view and take the photo again")
     if edge_b or edge_a:
         names = [f"{codes_b[b]} (before)" for b in edge_b] + [f"{codes_a[a]} (after)"
                                                                for a in edge_a]
@@ -357,7 +398,7 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
         rack_tiles = [Tile.from_code(c) for c in rack.codes]
     else:
         rack_tiles = list(rack)
-    verdict = check_turn(table_of(table_b, counted_b, faint_b, set(edge_b)),
+    verdict = check_turn(table_of(table_b, counted_b, faint_b, set(edge_b) | set(covered_b)),
                          table_of(table_a, codes_a, faint_a, set(edge_a)), rack_tiles,
                          not first_meld, rules)
     after_of = dict(matches)
@@ -368,4 +409,4 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
     if rack is None:
         warnings.append("no rack photo: the played tiles are taken to come from the rack")
     return TurnReading(table_b, table_a, verdict, matches, played, left, moved, touched,
-                       joker_missing, first_meld, warnings, check, edge_b, edge_a)
+                       joker_missing, first_meld, warnings, check, edge_b, edge_a, covered_b)

@@ -107,6 +107,7 @@ class _Reader:
         self.profile = profile
         self._reader = None
         self.frame: tuple[int, int] | None = None  # the last photo's (width, height)
+        self.picture = None  # the last photo small (160 px wide, BGR): what its places show
 
     def read(self, path: str):
         from vision.decode import PhotoError, open_photo
@@ -124,10 +125,25 @@ class _Reader:
             # checked now; decoded (only as far as the reading needs) by the reader
             photo = open_photo(path)
             self.frame = (photo.width, photo.height)
-            return self._reader.read(photo)
+            detections = self._reader.read(photo)
+            self.picture = _small_picture(photo)
+            return detections
         except PhotoError as error:
             message = str(error)
             raise _error(message if str(path) in message else f"{path}: {message}") from None
+
+
+def _small_picture(photo, width: int = 160):
+    """The photo ~`width` px wide (decoded at a reduced size first): what `judge_turn`
+    compares the tiles' places on."""
+    import cv2
+
+    from vision.decode import REDUCTIONS
+
+    factor = max([f for f in REDUCTIONS if photo.width / f >= width] or [1])
+    image = photo.reduced(factor)
+    h, w = image.shape[:2]
+    return cv2.resize(image, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_AREA)
 
 
 def _set_lines(reading, indent: str = "  ") -> list[str]:
@@ -168,16 +184,17 @@ def run_turn(args: argparse.Namespace) -> int:
     rules = _rules(args)
     reader = _Reader(args.models, args.profile)
     before = reader.read(args.before)
-    before_frame = reader.frame
+    before_frame, before_picture = reader.frame, reader.picture
     after = reader.read(args.after)
     frames = (before_frame, reader.frame)
+    pictures = (before_picture, reader.picture)
     rack = None
     if args.rack:
         from vision.rack import read_rack
 
         rack = read_rack(reader.read(args.rack), rules).detections
     turn = judge_turn(before, after, rules=rules, rack=rack, first_meld=args.first_meld,
-                      frames=frames)
+                      frames=frames, pictures=pictures)
     if args.json:
         _print_json({"before_photo": args.before, "after_photo": args.after, **turn.to_json()})
         return 0 if turn.verdict.legal else 1
