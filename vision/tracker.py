@@ -70,8 +70,7 @@ ALT_SHARE = 0.05  # an alternative reading is plausible at >= this share of the 
 UNCERTAIN_BELOW = 0.6  # voted best probability below this: the tile stays uncertain
 SEEN = "seen"  # a track's place state when this frame found it
 CAMERA_STEP = 0.5  # the camera moved more than this (tile heights): the frame is not still
-NEAR_COVERED = 3.5  # a new find this close (tile heights) to a covered tile waits (a hand
-# with its fingers spans about that much)
+NEAR_COVERED = 1.5  # a new find this close (tile heights) to a covered tile waits
 
 
 def _height(corners: np.ndarray) -> float:
