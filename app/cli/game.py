@@ -107,6 +107,7 @@ class _Reader:
         self.profile = profile
         self._reader = None
         self.frame: tuple[int, int] | None = None  # the last photo's (width, height)
+        self.picture = None  # the last photo small (160 px wide, BGR): what its places show
 
     def read(self, path: str):
         from vision.recognition.decode import PhotoError, open_photo
@@ -127,10 +128,24 @@ class _Reader:
             self.frame = (photo.width, photo.height)
             detections = self._reader.read(photo)
             refuse_unfit(photo, detections)  # too blurred, dark or overexposed: never judged
+            self.picture = _small_picture(photo)
             return detections
         except PhotoError as error:
             message = str(error)
             raise _error(message if str(path) in message else f"{path}: {message}") from None
+
+
+def _small_picture(photo, width: int = 160):
+    """The photo ~`width` px wide (decoded at a reduced size first): what `judge_turn`
+    compares the tiles' places on."""
+    import cv2
+
+    from vision.recognition.decode import REDUCTIONS
+
+    factor = max([f for f in REDUCTIONS if photo.width / f >= width] or [1])
+    image = photo.reduced(factor)
+    h, w = image.shape[:2]
+    return cv2.resize(image, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_AREA)
 
 
 def _set_lines(reading, indent: str = "  ") -> list[str]:
@@ -171,9 +186,10 @@ def run_turn(args: argparse.Namespace) -> int:
     rules = _rules(args)
     reader = _Reader(args.models, args.profile)
     before = reader.read(args.before)
-    before_frame = reader.frame
+    before_frame, before_picture = reader.frame, reader.picture
     after = reader.read(args.after)
     frames = (before_frame, reader.frame)
+    pictures = (before_picture, reader.picture)
     rack = None
     if args.rack:
         from vision.game.rack import read_rack
@@ -182,13 +198,15 @@ def run_turn(args: argparse.Namespace) -> int:
         # the tiles standing on the rack only: those lying beside it are no one's
         rack = on_rack.detections[[i for row in on_rack.rows for i in row]]
     turn = judge_turn(before, after, rules=rules, rack=rack, first_meld=args.first_meld,
-                      frames=frames)
+                      frames=frames, pictures=pictures)
     if args.json:
         _print_json({"before_photo": args.before, "after_photo": args.after, **turn.to_json()})
         return 0 if turn.verdict.legal else 1
     v = turn.verdict
     codes_a, codes_b = turn.after.detections.codes, turn.before.detections.codes
     print(f"turn {args.before} -> {args.after}: {'LEGAL' if v.legal else 'NOT LEGAL'}")
+    for check in turn.check:
+        print(f"  CHECK: {check}")
     print("  played: " + (" ".join(codes_a[i] for i in turn.played) or "nothing"))
     print("  left the table: " + (" ".join(codes_b[i] for i in turn.left) or "nothing"))
     if turn.joker_missing:

@@ -44,7 +44,7 @@ from vision.recognition.pipeline import detection_reduction
 log = logging.getLogger("rummikub.server")
 
 DECODE_MEMORY = 768 * 2**20  # as the app's (main.DECODE_MEMORY) when none is given
-GRAY_WIDTH = 160  # the small grey picture the tracker measures stillness on
+GRAY_WIDTH = 160  # the small picture the tracker measures stillness and camera moves on
 IDLE_S = 30 * 60.0  # a game's tracker is let go after this long without frames or sockets
 # A camera streams 3 frames a second; one silent this long (closed, asleep, gone) no longer
 # holds the game's camera.
@@ -119,6 +119,11 @@ class GameFrames:
     # The view the tracker's pixels are in: new with each camera (and each new tracker),
     # unique across restarts, so a correction is applied by pixel only in its own view.
     view: str = field(default_factory=lambda: f"camera:{uuid.uuid4().hex}")
+    # The reading this camera's tracker stored last: its photo, the track id of each of its
+    # tiles and their centres then. The camera may move after it (a bumped phone): the live
+    # messages show its tiles where the tracker sees them now, and a tap on one corrects it.
+    live: dict | None = None
+    hidden_now: tuple = (None, [])  # (photo id, its tiles the latest frame did not show)
 
 
 class FrameHub:
@@ -215,6 +220,7 @@ class FrameHub:
                 gf.camera_epoch += 1
                 gf.tracker.reset()
                 gf.still_ref = gf.last_read = gf.last_update = None
+                gf.live = None
                 gf.view = f"camera:{uuid.uuid4().hex}"
         gf.replaced.pop(camera, None)
         gf.camera, gf.camera_queue, gf.camera_seen = camera, queue, now
@@ -332,9 +338,10 @@ class FrameHub:
             image = photo.reduced(detection_reduction(photo, detector))
             detections = self.reader.read(photo)
             unfit = quality.check(photo, detections).problems()
-            gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-            scale = GRAY_WIDTH / max(1, gray.shape[1])
-            small = cv2.resize(gray, (GRAY_WIDTH, max(1, int(round(gray.shape[0] * scale)))),
+            # In colour: what a hidden tile's place shows (a hand, or the table) is told
+            # by hue.
+            scale = GRAY_WIDTH / max(1, image.shape[1])
+            small = cv2.resize(image, (GRAY_WIDTH, max(1, int(round(image.shape[0] * scale)))),
                                interpolation=cv2.INTER_AREA)
             tiles = detections.to_json()
             gf.still_ref, gf.last_read = picture, (detections, small, tiles, unfit)
@@ -351,7 +358,8 @@ class FrameHub:
                 update = gf.last_update
             else:
                 update = gf.tracker.push(detections, gray_small=small, t=time.monotonic(),
-                                         unfit=unfit)
+                                         unfit=unfit,
+                                         frame_size=(int(photo.width), int(photo.height)))
             gf.still_run = gf.still_run + 1 if still else 0
             gf.last_update = update
             view = gf.view
@@ -371,6 +379,9 @@ class FrameHub:
                                                 sniff_type(frame.data), view=view,
                                                 carried=carried)
             gf.changes += 1
+            gf.live = {"photo_id": stored.get("photo_id"), "ids": list(update.ids),
+                       "centres": update.stable.centers.astype(float).tolist(),
+                       "corners": update.stable.corners.astype(float)}
             # A correction made with an earlier camera, carried over into this camera's
             # view: the tracker holds it as one made here, so it follows its tile as this
             # camera shakes, and the live table names it as the stored one does.
@@ -388,9 +399,12 @@ class FrameHub:
             with gf.slot_lock:
                 if gf.latest[0] == version:
                     gf.latest = (version, reading)
+        reading, hidden = self._realigned(gf, reading, update)
+        gf.hidden_now = (reading.get("photo_id") if reading else None, hidden)
         return {
             "type": "reading",
             "reading": reading,
+            "hidden": hidden,
             "stable": bool(update.still) and update.stable is not None,
             "changed": stored is not None,
             "frame": {"seq": frame.seq, "width": int(photo.width),
@@ -398,6 +412,35 @@ class FrameHub:
                       "read_ms": round(gf.last_read_ms, 1), "dropped": gf.dropped,
                       "still": still},
         }
+
+    @staticmethod
+    def _realigned(gf: GameFrames, reading: dict | None, update) -> tuple[dict | None, list]:
+        """The stored reading with its tiles where this frame shows them (the tracker carries
+        them as the camera moves), and the ids of its tiles the frame does not show (under a
+        hand, or out of the view). Only a reading this camera's tracker stored (or a
+        correction of it: the same photo) can be: another one's tiles are no tracks."""
+        live = gf.live
+        if (reading is None or live is None or update.stable is None
+                or reading.get("photo_id") != live["photo_id"]
+                or len(reading.get("tiles", ())) != len(live["ids"])):
+            return reading, []
+        now = {tid: k for k, tid in enumerate(update.ids)}
+        unseen = {update.ids[k] for k in update.hidden}
+        corners = update.stable.corners.astype(float)
+        tiles = []
+        for k, (tile, tid) in enumerate(zip(reading["tiles"], live["ids"], strict=True)):
+            if tid in now:
+                # The reading may have turned a tile's corners round (a tile upside down):
+                # the same turn, on its corners now.
+                then = live["corners"][k]
+                drawn = np.asarray(tile["corners"], float)
+                turn = min(range(4), key=lambda r: float(np.abs(np.roll(then, r, axis=0)
+                                                                 - drawn).sum()))
+                tile = {**tile, "corners": [[round(float(x), 1), round(float(y), 1)] for x, y
+                                            in np.roll(corners[now[tid]], turn, axis=0)]}
+            tiles.append(tile)
+        hidden = [k for k, tid in enumerate(live["ids"]) if tid in unseen]
+        return {**reading, "tiles": tiles}, hidden
 
     def _latest(self, game_id: str) -> dict | None:
         try:
@@ -450,6 +493,7 @@ class FrameHub:
                 gf.tracker.commit()
             elif what == "round":
                 gf.tracker.reset()
+                gf.live = None
             gf.still_run, gf.last_update = 0, None  # the tracker hears the next frames
         if self.loop is not None and gf.subscribers and what != "reading":
             message = {"type": "game-changed", "what": what}
@@ -463,12 +507,35 @@ class FrameHub:
         gf = self.games.get(game_id)
         if gf is not None and view == gf.view:
             with gf.lock:
+                point_xy = self._now_at(gf, point_xy)
                 try:
                     gf.tracker.correct(point_xy, code)
                 except ValueError:
                     # The camera has not seen that place (photo mode): the correction
                     # stored with the game still applies to every reading.
                     pass
+
+    @staticmethod
+    def _now_at(gf: GameFrames, point_xy) -> tuple[float, float]:
+        """A tile's centre in the stored reading -> where the tracker sees that tile now."""
+        live = gf.live
+        if not live or not live["centres"]:
+            return point_xy
+        d = [(x - point_xy[0]) ** 2 + (y - point_xy[1]) ** 2 for x, y in live["centres"]]
+        k = min(range(len(d)), key=d.__getitem__)
+        if d[k] > 1.0:  # not the centre of one of its tiles
+            return point_xy
+        place = gf.tracker.place_of(live["ids"][k])
+        return point_xy if place is None else place
+
+    def hidden(self, game_id: str, photo_id: str | None) -> list[int]:
+        """The tiles of the reading of `photo_id` (this camera's latest) that the latest
+        frame did not show (under a hand, out of the view): for `judge_turn(hidden=...)`,
+        so a turn judged meanwhile asks for a check instead of trusting them blindly."""
+        gf = self.games.get(game_id)
+        if gf is None or photo_id is None or gf.hidden_now[0] != photo_id:
+            return []
+        return list(gf.hidden_now[1])
 
     def stats(self, game_id: str) -> dict:
         """The game's frame counts since this server started (kept when its tracker is

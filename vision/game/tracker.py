@@ -4,15 +4,19 @@ One frame is not a reading of the table: a hand passes over it, a tile is missed
 for a frame, the camera shakes. `TableTracker` keeps a *track* per place on the table and
 turns the frames into a *stable* table that changes only when a change has held:
 
-1. Frames are aligned first. The camera may shake, so the tiles read alike in this frame
-   and in the tracks' last places give a similarity transform (RANSAC, as `vision.game.turn`
-   does between two photos); every track, seen or hidden, follows it.
+1. Frames are aligned first. The camera's move since the previous frame is estimated on
+   the small grey pictures (`vision.game.camera_motion`: ORB + RANSAC, refined by ECC) and every
+   track, seen or hidden, follows it on that very frame: a bumped phone is no change of the
+   table. On still frames the tiles read alike in this frame and in the tracks' last places
+   then give a finer similarity transform (RANSAC, as `vision.game.turn` does between two photos).
+   A frame in which the camera moved by more than `CAMERA_STEP` tile heights is not still.
 2. A detection belongs to the track whose place is nearest, within `MATCH_RADIUS` of the
    two tiles' heights; a detection with no track starts one.
 3. A frame is *still* when the scene did not move: the downscaled grey frame differs from
-   the previous one (after removing the camera's shift) in less than `motion_max` of its
-   pixels, and few tracks came or went since the previous frame (`churn`). Hands over
-   the table move; tiles lying on it do not.
+   the previous one (after removing the camera's move) in less than `motion_max` of its
+   pixels, few tracks came or went since the previous frame (`churn`), and it is not
+   blurred (its sharpness is at least `BLURRED_BELOW` of the recent still frames'). Hands
+   over the table move; tiles lying on it do not; a blurred frame misses tiles.
 4. Changes are decided only over the run of still frames that ends with this frame (at
    most `window` of them), and only once that run is `hold` frames long:
    - a new tile joins the stable table when it was seen in every frame of the run (at
@@ -24,14 +28,21 @@ turns the frames into a *stable* table that changes only when a change has held:
    - a tile laid since the last `commit()` leaves when it was missing from at least
      `leave_after` (2 x hold) frames of the run and from most of them: a hand resting on
      the table hides tiles for a moment too.
-5. The rules are priors. A tile on the table at the last accepted turn (`commit()`) stays
+5. Hidden is not gone. When the frames come with a picture and the frame's size, a
+   stable tile the frame misses is judged by what its place shows (`vision.game.occlusion`):
+   it leaves only once the table's surface shows where it lay for `leave_after` still
+   frames (twice that for a tile of the accepted table); under a hand, a sleeve, out of the
+   view, or still looking like itself it stays, flagged (`TrackerUpdate.hidden`,
+   `covered`), and a new find next to a covered tile waits until the thing has gone.
+   Without pictures, time alone decides, as follows.
+6. The rules are priors. A tile on the table at the last accepted turn (`commit()`) stays
    while hidden: it leaves only after `gone_after` still frames without it. A table tile
    that no frame of the run shows, when a new tile of its reading joins elsewhere, was
    moved there (by the turn, or its box shifted while a hand half hid it): the new find
    takes over its id, commitment and correction (the table changed: its sets may have). The stable table never holds
    more copies of a tile than the edition has: the copy the frames are least sure of is
    re-read as its next plausible reading, or kept out of the table until it is resolved.
-6. A player's correction (`correct`) belongs to the track at that place: it follows the
+7. A player's correction (`correct`) belongs to the track at that place: it follows the
    tile as it moves a little and overrides every later reading of it, for the game.
 
 The referee never judges one frame: the server judges `update.stable`, which only moves
@@ -46,6 +57,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vision.game.camera_motion import largest_step
+from vision.game.occlusion import BARE, COVERED
+from vision.game.stillness import SceneMeasure
 from vision.game.turn import _nearest_first, _tile_size
 from vision.recognition.detections import TileDetections
 
@@ -53,9 +67,11 @@ MATCH_RADIUS = 0.5  # a detection belongs to a track this many tile heights away
 # (neighbours in a set lie one tile width = 0.72 heights apart)
 ALIGN_RADIUS = 3.0  # alike-read tiles this close (tile heights) may pair for the alignment
 ALIGN_INLIER = 0.3  # RANSAC threshold of the alignment, in tile heights
-MOTION_DIFF = 18.0  # grey levels (of 255, brightness-normalised) a pixel must change by
 ALT_SHARE = 0.05  # an alternative reading is plausible at >= this share of the best one
 UNCERTAIN_BELOW = 0.6  # voted best probability below this: the tile stays uncertain
+SEEN = "seen"  # a track's place state when this frame found it
+CAMERA_STEP = 0.5  # the camera moved more than this (tile heights): the frame is not still
+NEAR_COVERED = 1.5  # a new find this close (tile heights) to a covered tile waits
 
 
 def _height(corners: np.ndarray) -> float:
@@ -82,6 +98,9 @@ class _Track:
     last_seen: int = -1
     score: float = 0.0  # detector score when last seen: a hidden tile is no faint one
     moves: int = 0  # times it was found moved elsewhere: its sets may have changed
+    look: object = None  # occlusion.PlaceLook: its place while it was seen on still frames
+    state: str | None = None  # what its place shows in this frame when the frame misses it
+    bare_still: int = 0  # consecutive still frames it was missing and its place was bare
 
     def centre(self) -> np.ndarray:
         return self.corners.mean(axis=0)
@@ -104,6 +123,7 @@ class TrackerUpdate:
     ids: list[int] = field(default_factory=list)  # track id of each stable tile
     votes: np.ndarray | None = None  # frames (of the last `window`) each stable tile was seen
     hidden: list[int] = field(default_factory=list)  # stable tiles not seen in this frame
+    covered: list[int] = field(default_factory=list)  # of those, under something not a tile
     pending: list[dict] = field(default_factory=list)  # tiles whose reading is not yet held
     changes: list[str] = field(default_factory=list)  # what changed, in words
     motion: float | None = None  # share of the grey frame that moved
@@ -111,6 +131,8 @@ class TrackerUpdate:
     still_frames: int = 0  # length of the run of still frames ending here
     shift: tuple[float, float] = (0.0, 0.0)  # camera shift the tiles gave (still frames), px
     refused: list[str] = field(default_factory=list)  # why the frame was not read, if it was not
+    camera: dict | None = None  # the camera's move on this frame: turn (deg), shift (px), how
+    blurred: bool = False  # far less sharp than the still frames before: not still
 
 
 class TableTracker:
@@ -152,7 +174,9 @@ class TableTracker:
         self._next_id = 0
         self._frame = -1
         self._frames: deque[tuple[int, bool]] = deque(maxlen=self.window)
-        self._gray: np.ndarray | None = None
+        self._scene = SceneMeasure(self.motion_max, self.window)
+        self._frame_size: tuple[int, int] | None = None  # (width, height) of the frames
+        self._evidence = False  # whether this frame's picture tells what hidden places show
         self._labels: tuple[str, ...] | None = None
         self._size = 0.0
         self._prev_seen: set[int] = set()
@@ -169,6 +193,11 @@ class TableTracker:
         from. Its tiles stay while hidden."""
         for tr in self._tracks.values():
             tr.committed = tr.code is not None
+
+    def place_of(self, track_id: int) -> tuple[float, float] | None:
+        """Where the tile of `track_id` lies in the latest frame (None: no such track)."""
+        tr = self._tracks.get(track_id)
+        return None if tr is None else tuple(float(v) for v in tr.centre())
 
     def correct(self, point_xy, code: str) -> int:
         """A player says the tile at `point_xy` (latest frame's pixels) is `code`.
@@ -197,9 +226,12 @@ class TableTracker:
         return best.id
 
     def push(self, detections: TileDetections, gray_small: np.ndarray | None = None,
-             t: float | None = None, unfit: Sequence[str] = ()) -> TrackerUpdate:
-        """Add one frame's tiles (and its downscaled grey image, for the motion measure).
-        A frame `unfit` to read (its problems, `vision.recognition.quality`) is counted in
+             t: float | None = None, unfit: Sequence[str] = (),
+             frame_size: tuple[int, int] | None = None) -> TrackerUpdate:
+        """Add one frame's tiles, and its downscaled picture (grey or BGR) for the motion
+        measure. `frame_size` = the frame's (width, height) in the detections' pixels: with
+        it the camera's move found on the small picture carries every track along. A frame
+        `unfit` to read (its problems, `vision.recognition.quality`) is counted in
         `refused` and changes nothing: it never becomes, nor moves, the stable table."""
         if unfit:
             self.refused += 1
@@ -215,7 +247,15 @@ class TableTracker:
         elif not self._size:
             self._size = 1.0
 
-        motion, moved = self._motion(gray_small)
+        if frame_size is not None:
+            self._frame_size = (int(frame_size[0]), int(frame_size[1]))
+        scene = self._scene.measure(gray_small)
+        camera = self._camera_move(scene.move, gray_small, frame_size)
+        motion, blurred = scene.motion, scene.blurred
+        # The view swung (its frames may be blurred), or a blurred frame misses tiles:
+        # nothing is decided on such a frame.
+        moved = (scene.moved or blurred
+                 or (camera is not None and camera["step"] > CAMERA_STEP))
         # While a hand moves over the table its finds (and the tiles it hides) would pull
         # the alignment off: the camera is followed on the frames that do not move.
         shift = (0.0, 0.0) if moved else self._align(detections)
@@ -227,6 +267,8 @@ class TableTracker:
             still = True
         self._prev_seen = seen_now
         self._frames.append((frame, still))
+        if still:
+            self._scene.still(scene)
 
         run = self._still_run()
         for tr in self._tracks.values():
@@ -234,6 +276,7 @@ class TableTracker:
                 tr.unseen_still = 0
             elif still:
                 tr.unseen_still += 1
+        self._evidence = self._places(gray_small, frame, still)
         changes: list[str] = []
         if len(run) >= self.hold:
             changes = self._decide(run)
@@ -249,9 +292,25 @@ class TableTracker:
             changed = False
         if changed:
             self.stable_since = t
-        return self._update(frame, t, still, changed, changes, motion, churn, len(run), shift)
+        update = self._update(frame, t, still, changed, changes, motion, churn, len(run), shift)
+        update.camera = camera
+        update.blurred = blurred
+        return update
 
     # -- steps -----------------------------------------------------------------------------
+    def _camera_move(self, move, picture: np.ndarray | None, frame_size) -> dict | None:
+        """Carry every track by the camera's `move` since the previous picture (found on
+        the small `picture`); what it was."""
+        if move is None or frame_size is None or move.is_none(np.shape(picture)):
+            return None
+        h, w = np.shape(picture)[:2]
+        m = move.scaled(frame_size[0] / w, frame_size[1] / h)
+        for tr in self._tracks.values():
+            tr.corners = tr.corners @ m[:, :2].T + m[:, 2]
+        step = largest_step(m, (frame_size[1], frame_size[0])) / max(self._size, 1e-9)
+        return {"turn_deg": round(move.turn_deg, 2), "shift": [round(float(m[0, 2]), 1),
+                round(float(m[1, 2]), 1)], "step": round(step, 2), "how": move.method}
+
     def _align(self, det: TileDetections) -> tuple[float, float]:
         """Move every track by the camera's motion since the tracks were last placed."""
         import cv2
@@ -315,48 +374,20 @@ class TableTracker:
                  ) -> None:
         corners = det.corners[di].astype(np.float64)
         # A box much smaller or larger than the tile's is a tile half hidden (by a hand
-        # resting on the table) or boxed together with something: it does not move the tile.
-        if tr.code is not None and not 0.8 < _extent(corners) / max(_extent(tr.corners),
-                                                                   1e-9) < 1.25:
+        # resting on the table) or boxed together with something: it does not move the
+        # tile, and what it reads (half a number) is no vote on the tile's reading.
+        partial = tr.code is not None and not 0.8 < _extent(corners) / max(
+            _extent(tr.corners), 1e-9) < 1.25
+        if partial:
             place = False
         if place:
             tr.corners = corners
         flip = None if det.flip_probs is None else det.flip_probs[di].astype(np.float64)
         probs = det.class_probs[di].astype(np.float64)
         tr.score = float(det.detector_scores[di])
-        tr.seen[frame] = (probs, float(det.detector_scores[di]), flip, int(np.argmax(probs)))
+        tr.seen[frame] = (probs, float(det.detector_scores[di]), flip, int(np.argmax(probs)),
+                          partial)
         tr.last_seen = frame
-
-    def _motion(self, gray: np.ndarray | None) -> tuple[float | None, bool]:
-        """(share of the grey frame that changed, whether that is movement)."""
-        import cv2
-
-        if gray is None:
-            self._gray = None
-            return None, False
-        g = np.asarray(gray)
-        if g.ndim == 3:
-            g = cv2.cvtColor(g, cv2.COLOR_BGR2GRAY)
-        g = cv2.GaussianBlur(g.astype(np.float32), (0, 0), 1.0)
-        g = g * (128.0 / max(float(g.mean()), 1.0))  # auto-exposure is no movement
-        prev, self._gray = self._gray, g
-        if prev is None or prev.shape != g.shape:
-            return None, False
-        # The camera's own shake: find it on the grey frames themselves and undo it.
-        (dx, dy), _response = cv2.phaseCorrelate(prev, g)
-        if abs(dx) > g.shape[1] / 8 or abs(dy) > g.shape[0] / 8:
-            dx = dy = 0.0
-        m = np.float32([[1, 0, dx], [0, 1, dy]])
-        moved_prev = cv2.warpAffine(prev, m, (g.shape[1], g.shape[0]),
-                                    borderMode=cv2.BORDER_REPLICATE)
-        diff = np.abs(g - moved_prev)
-        b = int(np.ceil(max(abs(dx), abs(dy)))) + 2
-        inner = diff[b:-b, b:-b] if min(diff.shape) > 2 * b + 4 else diff
-        # Edges left after an imperfect shift give thin lines; a hand gives a blob.
-        changed = (inner > MOTION_DIFF).astype(np.uint8)
-        changed = cv2.erode(changed, np.ones((3, 3), np.uint8))
-        share = float(changed.mean())
-        return share, share > self.motion_max
 
     def _still_run(self) -> list[int]:
         run = []
@@ -367,13 +398,14 @@ class TableTracker:
         return run[::-1]
 
     def _vote(self, tr: _Track, frames) -> tuple[np.ndarray | None, int, Counter]:
-        """(mean class probabilities over the frames it was seen in, frames seen, how often
-        each class was the frame's best reading)."""
-        obs = [tr.seen[f][0] for f in frames if f in tr.seen]
-        if not obs:
-            return None, 0, Counter()
-        best = Counter(tr.seen[f][3] for f in frames if f in tr.seen)
-        return np.mean(obs, axis=0), len(obs), best
+        """(mean class probabilities over the frames it was seen whole in, frames seen,
+        how often each class was such a frame's best reading)."""
+        seen = [f for f in frames if f in tr.seen]
+        whole = [tr.seen[f] for f in seen if not tr.seen[f][4]]
+        if not whole:
+            return None, len(seen), Counter()
+        best = Counter(o[3] for o in whole)
+        return np.mean([o[0] for o in whole], axis=0), len(seen), best
 
     def _decide(self, run: list[int]) -> list[str]:
         labels = self._labels
@@ -383,9 +415,15 @@ class TableTracker:
         reread: list[_Track] = []
         held = Counter(self._code(tr) for tr in self._tracks.values() if tr.code is not None)
         still_window = [f for f, still in self._frames if still]
+        # Something not a tile lies over these places (a hand resting): a find next to
+        # them is likely on it, and waits until it has gone.
+        covered = np.array([tr.centre() for tr in self._tracks.values()
+                            if tr.code is not None and tr.state == COVERED]).reshape(-1, 2)
         for tr in list(self._tracks.values()):
             mean, k, best = self._vote(tr, run)
             missing = n_run - k
+            if tr.code is None and self._near(covered, tr):
+                continue
             if tr.code is None:
                 # Seen in every frame of the still run: a find that comes and goes while
                 # nothing moves (a box doubled on one tile, a knot in the wood) is no tile.
@@ -405,7 +443,9 @@ class TableTracker:
                 # the frames' best reading at least `hold` times and twice as often, in each
                 # of the latest `hold` frames that saw the tile, twice as probable, and not
                 # a tile the table already holds every copy of.
+                # Nor while a hand lies on the table: a finger may hide half its number.
                 if (tr.correction is None and top != tr.code and best[top] >= self.hold
+                        and not len(covered)
                         and best[top] >= 2 * best[tr.code] and mean[top] >= 2 * mean[tr.code]
                         and held[top] < self._limit(labels[top])
                         and self._latest_best(tr, still_window) == top):
@@ -414,6 +454,18 @@ class TableTracker:
                     changes.append(f"tile {tr.id} re-read {labels[tr.code]} -> {labels[top]}")
                     tr.code = top
                     reread.append(tr)
+            if missing and self._out_of_view(tr):
+                continue  # the camera no longer shows its place: not gone, out of sight
+            if missing and self._evidence and tr.state is not None:
+                # Its place says: a tile is gone when the table shows where it lay (for
+                # `leave_after` still frames; twice that for a tile of the accepted table),
+                # and only then. Under a hand it is hidden, however long the hand rests.
+                limit = self.leave_after * (2 if tr.committed else 1)
+                if tr.state in BARE and tr.bare_still >= limit:
+                    changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) left: the table "
+                                   f"shows where it lay")
+                    self._leave(tr)
+                continue
             if not tr.committed and missing >= self.leave_after and 2 * missing > n_run:
                 changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) left")
                 self._leave(tr)
@@ -453,9 +505,64 @@ class TableTracker:
                 changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) laid")
         return changes
 
+    def _places(self, picture: np.ndarray | None, frame: int, still: bool) -> bool:
+        """What each stable tile's place shows (`vision.game.occlusion`): its look is kept while
+        it is seen on still frames, its place judged when this frame misses it. Returns
+        whether the pictures can tell (a picture and the frame's size were given)."""
+        from vision import occlusion
+
+        if picture is None or self._frame_size is None:
+            for tr in self._tracks.values():
+                tr.state = None
+            return False
+        pic = occlusion.prepare(picture)
+        h, w = pic.shape[:2]
+        to_small = np.array([w / self._frame_size[0], h / self._frame_size[1]])
+        seen = [tr for tr in self._tracks.values() if tr.last_seen == frame]
+        # Tiles found now that lie over a missing tile's place: only tiles the frames
+        # agree on (stable ones, or seen `hold` times), not a find on a hand.
+        sure = [tr.corners * to_small for tr in seen
+                if tr.code is not None or len(tr.seen) >= self.hold]
+        found = occlusion.tiles_mask(pic.shape, sure)
+        every = occlusion.tiles_mask(pic.shape, [tr.corners * to_small for tr in seen])
+        whole = all(tr.last_seen == frame for tr in self._tracks.values() if tr.code is not None)
+        for tr in self._tracks.values():
+            if tr.last_seen == frame:
+                # Seen now (if only in part, under a hand's edge): not going anywhere.
+                tr.state, tr.bare_still = SEEN, 0
+                # Looked at again now and then (light and shade change slowly), while
+                # the whole table is seen: not with a hand lying next to it.
+                if still and (tr.look is None or (whole and (frame + tr.id) % self.window == 0
+                                                  and not tr.seen[frame][4])):
+                    tr.look = occlusion.look_of(pic, tr.corners * to_small, every) or tr.look
+                continue
+            if tr.code is None:
+                continue
+            tr.state = occlusion.place_state(pic, tr.corners * to_small, tr.look, found)
+            if tr.state in occlusion.BARE:
+                tr.bare_still += int(still)
+            elif tr.state is not None:
+                tr.bare_still = 0
+        return True
+
+    def _near(self, places: np.ndarray, tr: _Track) -> bool:
+        """Whether `tr` lies within NEAR_COVERED tile heights of one of `places`."""
+        return bool(len(places)) and float(np.min(np.linalg.norm(
+            places - tr.centre(), axis=1))) < NEAR_COVERED * self._size
+
+    def _out_of_view(self, tr: _Track) -> bool:
+        """Whether the frame's edge cuts the tile's place (its corners, carried by the
+        camera's moves): the camera turned away from it, the tile is no less there."""
+        if self._frame_size is None:
+            return False
+        w, h = self._frame_size
+        q = tr.corners
+        return bool((q.min(axis=0) < 0).any() or q[:, 0].max() > w - 1 or q[:, 1].max() > h - 1)
+
     def _latest_best(self, tr: _Track, frames: list[int]) -> int | None:
         """The frames' best reading when the latest `hold` frames that saw the tile agree."""
-        latest = [tr.seen[f][3] for f in frames if f in tr.seen][-self.hold:]
+        latest = [tr.seen[f][3] for f in frames
+                  if f in tr.seen and not tr.seen[f][4]][-self.hold:]
         if len(latest) < self.hold or len(set(latest)) != 1:
             return None
         return latest[0]
@@ -569,6 +676,7 @@ class TableTracker:
         window = [f for f, _ in self._frames]
         votes = np.array([sum(f in tr.seen for f in window) for tr in tracks], np.int64)
         hidden = [i for i, tr in enumerate(tracks) if tr.last_seen != frame]
+        covered = [i for i in hidden if tracks[i].state == COVERED]
         pending = []
         for tr in self._tracks.values():
             if tr.code is None and tr.last_seen == frame:
@@ -576,4 +684,5 @@ class TableTracker:
                 pending.append({"track": tr.id, "code": self._labels[int(np.argmax(mean))],
                                 "frames": k, "corners": tr.corners.round(1).tolist()})
         return TrackerUpdate(self._stable, changed, still, frame, t, [tr.id for tr in tracks],
-                             votes, hidden, pending, changes, motion, churn, run_n, shift)
+                             votes, hidden, covered, pending, changes, motion, churn, run_n,
+                             shift)

@@ -60,6 +60,12 @@ class TurnReading:
     joker_missing: bool = False
     first_meld: bool = False
     warnings: list[str] = field(default_factory=list)
+    # Why the verdict needs a person's look before it stands (tiles at one photo's edge,
+    # tiles hidden under a hand): the referee judged without them.
+    check: list[str] = field(default_factory=list)
+    edge_before: list[int] = field(default_factory=list)  # before ids at one photo's edge only
+    edge_after: list[int] = field(default_factory=list)  # after ids at one photo's edge only
+    covered_before: list[int] = field(default_factory=list)  # before ids hidden in AFTER
 
     def to_json(self) -> dict:
         v = self.verdict
@@ -78,6 +84,10 @@ class TurnReading:
             "before": {"tiles": self.before.detections.to_json(), **self.before.to_json()},
             "after": {"tiles": self.after.detections.to_json(), **self.after.to_json()},
             "warnings": list(self.warnings),
+            "check": list(self.check),
+            "hidden_after": [{"id": i, "code": codes_b[i]} for i in self.covered_before],
+            "edge_only": {"before": [{"id": i, "code": codes_b[i]} for i in self.edge_before],
+                          "after": [{"id": i, "code": codes_a[i]} for i in self.edge_after]},
         }
         if self.first_meld:
             out["initial_meld_total"] = v.initial_meld_total
@@ -116,13 +126,14 @@ def _align(before: TileDetections, after: TileDetections) -> np.ndarray:
     return m.astype(np.float64)
 
 
-def match_tiles(before: TileDetections, after: TileDetections):
+def match_tiles(before: TileDetections, after: TileDetections, align: np.ndarray | None = None):
     """(matches [(before id, after id)], moved after ids, combined probs per match,
-    pairs matched by place despite confident different readings)."""
+    pairs matched by place despite confident different readings). `align`: the 2x3
+    BEFORE -> AFTER transform when already found (`_align`)."""
     nb, na = len(before), len(after)
     if nb == 0 or na == 0:
         return [], [], {}, []
-    m = _align(before, after)
+    m = _align(before, after) if align is None else align
     cb = before.centers @ m[:, :2].T + m[:, 2]
     ca = after.centers
     size = (_tile_size(before) * float(np.sqrt(abs(np.linalg.det(m[:, :2])))) + _tile_size(after)) / 2
@@ -155,6 +166,66 @@ def match_tiles(before: TileDetections, after: TileDetections):
         # The photo that was surer decides.
         combined[(b, a)] = pb[b] if pb[b].max() >= pa[a].max() else pa[a]
     return sorted(matches), sorted(moved), combined, misread
+
+
+def _inside(quads: np.ndarray, frame: tuple[int, int]) -> np.ndarray:
+    """(N,) True for each quad wholly inside a `frame` = (width, height) photo."""
+    w, h = frame
+    return ((quads.min(axis=1) >= 0).all(axis=1) & (quads[..., 0].max(axis=1) <= w - 1)
+            & (quads[..., 1].max(axis=1) <= h - 1))
+
+
+def edge_only(before: TileDetections, after: TileDetections, align: np.ndarray | None,
+              matches: list[tuple[int, int]],
+              frames: tuple[tuple[int, int] | None, tuple[int, int] | None]
+              ) -> tuple[list[int], list[int]]:
+    """(BEFORE ids, AFTER ids) of the tiles found in one photo only that lie at the edge of
+    the part both photos show: cut by their own photo's edge, or, carried into the other
+    photo by the alignment, not wholly inside it. The camera moved between the photos:
+    whether such a tile was played or taken away, the photos cannot say."""
+    import cv2
+
+    if align is None or frames[0] is None or frames[1] is None:
+        return [], []
+    matched_b = {b for b, _ in matches}
+    matched_a = {a for _, a in matches}
+    back = cv2.invertAffineTransform(align)
+    out = []
+    for det, m, own, other, matched in ((before, align, frames[0], frames[1], matched_b),
+                                        (after, back, frames[1], frames[0], matched_a)):
+        q = det.corners.astype(np.float64)
+        cut = det.at_edge(*own) | ~_inside(q @ m[:, :2].T + m[:, 2], other)
+        out.append([i for i in range(len(det)) if cut[i] and i not in matched])
+    return out[0], out[1]
+
+
+def hidden_after(before: TileDetections, after: TileDetections, align: np.ndarray | None,
+                 left: list[int], pictures, frames) -> list[int]:
+    """BEFORE ids of `left` (found in BEFORE only) whose place in the AFTER photo shows
+    something lying over it, or still the tile (`vision.game.occlusion`), not the table:
+    hidden (a hand in the photo), not taken away. `pictures`: the two photos' small
+    pictures (~160 px wide, BGR); `frames`: the photos' (width, height)."""
+    from vision import occlusion
+
+    if (align is None or not left or pictures is None
+            or any(x is None for x in (*pictures, *frames))):
+        return []
+    small_b, small_a = (np.asarray(p) for p in pictures)
+    to_b = np.array([small_b.shape[1] / frames[0][0], small_b.shape[0] / frames[0][1]])
+    to_a = np.array([small_a.shape[1] / frames[1][0], small_a.shape[0] / frames[1][1]])
+    quads_b = before.corners.astype(np.float64)
+    every_b = occlusion.tiles_mask(small_b.shape, [q * to_b for q in quads_b])
+    found_a = occlusion.tiles_mask(small_a.shape, [q * to_a for q in
+                                                   after.corners.astype(np.float64)])
+    pic_b, pic_a = occlusion.prepare(small_b), occlusion.prepare(small_a)
+    out = []
+    for b in left:
+        look = occlusion.look_of(pic_b, quads_b[b] * to_b, every_b)
+        there = (quads_b[b] @ align[:, :2].T + align[:, 2]) * to_a
+        if occlusion.place_state(pic_a, there, look, found_a) in (occlusion.COVERED,
+                                                                  occlusion.TILE):
+            out.append(b)
+    return out
 
 
 def _nearest_first(allowed: np.ndarray, dist: np.ndarray, used_b: set, used_a: set):
@@ -229,18 +300,24 @@ def _keep_valid_after_sets(after: TileDetections, combined: dict, doubt: set, ru
 # ----------------------------------------------------------------------------- judging
 def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
                rack: TileDetections | list | None = None, first_meld: bool = False,
-               frames: tuple[tuple[int, int] | None, tuple[int, int] | None] = (None, None)
-               ) -> TurnReading:
+               frames: tuple[tuple[int, int] | None, tuple[int, int] | None] = (None, None),
+               hidden=(), pictures=None) -> TurnReading:
     """The referee's turn check from the tiles of a BEFORE and an AFTER photo.
 
     `rack` is the player's rack before the turn (detections of a rack photo, or a list of
     referee Tiles); None means the played tiles are taken to come from the rack. `frames`:
-    the two photos' (width, height), to name the tiles at their edges.
+    the two photos' (width, height), to name the tiles at their edges. `hidden`: AFTER ids
+    the camera did not see when the table was read, under a hand or another thing (the live
+    tracker keeps them where they lay: `TrackerUpdate.covered`); they count as on the
+    table, and the verdict asks for a look. `pictures`: the two photos' small pictures
+    (~160 px wide, BGR): a tile found in BEFORE only whose place in AFTER shows a hand or
+    the like (`hidden_after`) is hidden, not taken away, and named for a check.
     """
     from referee import DEFAULT_RULES, Tile, check_turn
 
     rules = rules or DEFAULT_RULES
-    matches, moved, combined, misread = match_tiles(before, after)
+    align = _align(before, after) if len(before) and len(after) else None
+    matches, moved, combined, misread = match_tiles(before, after, align)
     was_b = [before.labels[k] for k in before.class_ids]
     was_a = [after.labels[k] for k in after.class_ids]
     combined, merged = _keep_valid_after_sets(after, combined, {a for _b, a in misread}, rules,
@@ -276,14 +353,43 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
                             f"alone: left out of the turn check; check the table there")
     played = [a for a in played if a not in table_a.faint]
     left = [b for b in left if b not in table_b.faint]
+    # Found in one photo only, at the edge of what both show: not counted either way.
+    edge_b, edge_a = edge_only(before, after, align, matches, frames)
+    played = [a for a in played if a not in edge_a]
+    left = [b for b in left if b not in edge_b]
+    covered_b = hidden_after(before, after, align, left, pictures, frames)
+    left = [b for b in left if b not in covered_b]
+    check = []
+    hidden = sorted({int(i) for i in hidden if 0 <= int(i) < len(after)})
+    if hidden:
+        n = len(hidden)
+        check.append(f"{n} tile{'s' if n != 1 else ''} hidden under something when the table "
+                     f"was read ({' '.join(codes_a[i] for i in hidden)}): counted where "
+                     f"{'they' if n != 1 else 'it'} lay; clear the view and check")
+    if covered_b:
+        n = len(covered_b)
+        check.append(f"{n} tile{'s' if n != 1 else ''} of the photo before not found after, "
+                     f"where something lies over {'their' if n != 1 else 'its'} place "
+                     f"({' '.join(codes_b[b] for b in covered_b)}): not counted as taken "
+                     f"away; clear the view and take the photo again")
+    if edge_b or edge_a:
+        names = [f"{codes_b[b]} (before)" for b in edge_b] + [f"{codes_a[a]} (after)"
+                                                               for a in edge_a]
+        n = len(names)
+        check.append(f"{n} tile{'s' if n != 1 else ''} at the edge of one photo only: "
+                     f"{', '.join(names)}; not counted as played or taken away: check "
+                     f"{'them' if n != 1 else 'it'}, or photograph the same part of the "
+                     f"table both times")
     # A faint tile matched to one the other photo sees clearly is a tile: counted on both
     # sides or on neither, as the matching says it stayed.
     faint_b = set(table_b.faint) - {b for b, a in matches if a not in table_a.faint}
     faint_a = set(table_a.faint) - {a for b, a in matches if b not in table_b.faint}
 
-    def table_of(reading: TableReading, codes, faint):
-        sets = [[Tile.from_code(codes[i]) for i in s] for s in reading.sets]
-        sets += [[Tile.from_code(codes[i])] for i in reading.loose if i not in faint]
+    def table_of(reading: TableReading, codes, faint, edge):
+        sets = [[Tile.from_code(codes[i]) for i in s if i not in edge] for s in reading.sets]
+        sets = [s for s in sets if s]
+        sets += [[Tile.from_code(codes[i])] for i in reading.loose
+                 if i not in faint and i not in edge]
         return sets
 
     if rack is None:
@@ -292,8 +398,9 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
         rack_tiles = [Tile.from_code(c) for c in rack.codes]
     else:
         rack_tiles = list(rack)
-    verdict = check_turn(table_of(table_b, counted_b, faint_b),
-                         table_of(table_a, codes_a, faint_a), rack_tiles, not first_meld, rules)
+    verdict = check_turn(table_of(table_b, counted_b, faint_b, set(edge_b) | set(covered_b)),
+                         table_of(table_a, codes_a, faint_a, set(edge_a)), rack_tiles,
+                         not first_meld, rules)
     after_of = dict(matches)
     after_sets = {tuple(sorted(s)) for s in table_a.sets}
     touched = [k for k, s in enumerate(table_b.sets)
@@ -302,4 +409,4 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
     if rack is None:
         warnings.append("no rack photo: the played tiles are taken to come from the rack")
     return TurnReading(table_b, table_a, verdict, matches, played, left, moved, touched,
-                       joker_missing, first_meld, warnings)
+                       joker_missing, first_meld, warnings, check, edge_b, edge_a, covered_b)

@@ -1,0 +1,207 @@
+"""Hidden is not gone: a hand held still over tiles leaves the live table as it was, and a
+turn judged meanwhile does not say they left; a tile really taken away does leave (real
+valid/ photos, a hand painted over them)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from bench.eval_tracker import _hand
+from tests.test_camera_motion import noisy, small
+
+PHOTOS = ("rummy-36", "rummy4-1", "rummy2-10")  # 54, 30 and 12 tiles
+
+
+@pytest.fixture(scope="module")
+def photos(real_photos_dir):
+    from training.real_data import load_split
+
+    by_key = {p.key: p for p in load_split("valid", real_photos_dir)}
+    return [by_key[k] for k in PHOTOS]
+
+
+@pytest.fixture(scope="module")
+def reader():
+    from vision.recognition.pipeline import ModelsMissing, TileReader
+
+    try:
+        return TileReader.load()
+    except ModelsMissing as e:
+        pytest.skip(str(e))
+
+
+def settled(reader, image, rng, *, commit=False):
+    from vision.game.tracker import TableTracker
+
+    h, w = image.shape[:2]
+    tracker = TableTracker(hold=3)
+    for _ in range(3):
+        frame = noisy(image, rng)
+        update = tracker.push(reader.read(frame), small(frame), frame_size=(w, h))
+    assert update.stable is not None
+    if commit:
+        tracker.commit()
+    return tracker, update
+
+
+def push(tracker, reader, image, rng):
+    h, w = image.shape[:2]
+    frame = noisy(image, rng)
+    detections = reader.read(frame)
+    return detections, tracker.push(detections, small(frame), frame_size=(w, h))
+
+
+def tile_height(d) -> float:
+    return float(np.median(np.linalg.norm(d.corners[:, 3] - d.corners[:, 0], axis=1)))
+
+
+@pytest.mark.parametrize("commit", [False, True], ids=["laid this turn", "accepted table"])
+def test_a_hand_held_still_over_tiles_changes_nothing(photos, reader, commit):
+    from vision.game.turn import judge_turn
+
+    rng = np.random.default_rng(11)
+    for photo in photos if not commit else photos[1:2]:
+        image = photo.read()
+        h, w = image.shape[:2]
+        tracker, update = settled(reader, image, rng, commit=commit)
+        before, ids = update.stable, update.ids
+        size = tile_height(before)
+        # The palm over the middle tile, fingers over the tiles above it, the forearm
+        # over those below it down to the photo's edge; held still for 10 frames.
+        centre = before.centers[len(before) // 2]
+        with_hand = _hand(image.astype(np.float32), (centre[0], centre[1] + 0.3 * size),
+                          0.9 * size, 1).astype(np.uint8)
+        updates = []
+        for _k in range(10):
+            seen, update = push(tracker, reader, with_hand, rng)
+            updates.append(update)
+            assert not update.changed, (photo.key, update.changes)
+            assert update.ids == ids
+        assert len(seen) < len(before)  # the hand does hide tiles from the camera
+        assert sum(u.still for u in updates) >= 8  # and it rests: the frames are still
+        hidden, covered = updates[-1].hidden, updates[-1].covered
+        assert len(hidden) >= 2 and covered and set(covered) <= set(hidden), photo.key
+        # A turn judged now: the hidden tiles are still on the table, said so.
+        during = updates[-1].stable
+        turn = judge_turn(before, during, hidden=hidden, frames=((w, h), (w, h)))
+        assert turn.left == [] and turn.played == []
+        assert not any("left the table" in p for p in turn.verdict.problems)
+        assert any(f"{len(hidden)} tiles hidden under something" in c for c in turn.check)
+        # Judged on the hand frame's own reading, the same turn would accuse the player.
+        single = judge_turn(before, seen, frames=((w, h), (w, h)))
+        assert single.left and any("left the table" in p for p in single.verdict.problems)
+        # The hand goes: every tile is seen again, none ever left.
+        for _k in range(4):
+            _seen, update = push(tracker, reader, image, rng)
+            assert not any("left" in c for c in update.changes), (photo.key, update.changes)
+        assert set(ids) <= set(update.ids) and update.hidden == []
+
+
+def test_a_tile_taken_away_leaves_the_table_surface_and_the_table(photos, reader):
+    """The other side of the rule: where the table shows through, the tile is gone."""
+    from vision import occlusion
+
+    rng = np.random.default_rng(12)
+    image = photos[1].read()
+    h, w = image.shape[:2]
+    tracker, update = settled(reader, image, rng)
+    before = update.stable
+    # The tile with the most bare table around it, taken away: its place painted over by
+    # the table around it (OpenCV's inpainting).
+    s = small(image)
+    to_small = np.array([s.shape[1] / w, s.shape[0] / h])
+    every = occlusion.tiles_mask(s.shape, [q * to_small for q in before.corners])
+    bare = []
+    for q in before.corners:
+        ring = cv2.dilate(occlusion._mask(s.shape, q * to_small).astype(np.uint8),
+                          np.ones((7, 7), np.uint8)).astype(bool)
+        bare.append(float((ring & ~every).sum()))
+    gone = int(np.argmax(bare))
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(before.corners[gone]).astype(np.int32), 255)
+    mask = cv2.dilate(mask, np.ones((15, 15), np.uint8))
+    taken = cv2.inpaint(image, mask, 7, cv2.INPAINT_TELEA)
+    updates = [push(tracker, reader, taken, rng)[1] for _ in range(8)]
+    left = [k for k, u in enumerate(updates) if u.changed]
+    assert left and left[0] >= tracker.leave_after - 1  # not at once: it must hold
+    assert any("the table shows where it lay" in c for c in updates[left[0]].changes)
+    assert sorted(updates[-1].stable.codes) == sorted(
+        c for i, c in enumerate(before.codes) if i != gone)
+
+
+def test_blurred_frames_change_nothing(photos, reader):
+    """2.5 s of frames blurred by a moving phone (3 a second), alike from one to the next:
+    not still, so the tiles they miss never leave the table."""
+    rng = np.random.default_rng(13)
+    image = photos[0].read()
+    tracker, update = settled(reader, image, rng)
+    ids = update.ids
+    streak = np.full((1, 25), 1 / 25, np.float32)  # 25 px of motion blur
+    smeared = cv2.filter2D(image, -1, streak)
+    missed = []
+    for _ in range(8):
+        seen, update = push(tracker, reader, smeared, rng)
+        missed.append(len(ids) - len(seen))
+        assert update.blurred and not update.still and not update.changed
+    assert max(missed) >= 5  # the blur does hide tiles from the detector
+    back = [push(tracker, reader, image, rng)[1] for _ in range(3)]
+    # The frame the tiles come back in churns; then the sharp frames are still again.
+    assert [u.still for u in back] == [False, True, True]
+    assert not any(u.blurred or u.changed for u in back) and back[-1].ids == ids
+
+
+def test_rummikub_turn_with_a_hand_in_the_photo_after_takes_nothing_away(photos, reader,
+                                                                          tmp_path, capsys):
+    """Two photos, the second with a hand over tiles: not "left the table"; named."""
+    import json
+
+    from app.cli import main
+    from vision.game.turn import judge_turn
+
+    image = photos[0].read()
+    found = reader.read(image)
+    size = tile_height(found)
+    centre = found.centers[len(found) // 2]
+    with_hand = _hand(image.astype(np.float32), (centre[0], centre[1] + 0.3 * size),
+                      0.9 * size, 1).astype(np.uint8)
+    before, after = tmp_path / "before.png", tmp_path / "after.png"
+    cv2.imwrite(str(before), image)
+    cv2.imwrite(str(after), with_hand)
+    # The tiles alone say several left the table: the hand hides them.
+    alone = judge_turn(found, reader.read(with_hand))
+    assert len(alone.left) >= 3
+    main(["turn", str(before), str(after), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["left_table"] == [] and out["played"] == []
+    assert not any("left the table" in p for p in out["problems"])
+    assert len(out["hidden_after"]) == len(alone.left)
+    assert any("not found after, where something lies over their place" in c
+               for c in out["check"])
+
+
+def test_rummikub_turn_still_sees_a_tile_taken_away(photos, reader, tmp_path, capsys):
+    """The other side: a tile taken off between the photos (its place inpainted from the
+    table around it) left the table, hand or no hand elsewhere."""
+    import json
+
+    from app.cli import main
+
+    image = photos[1].read()
+    found = reader.read(image)
+    # The tile with the most bare table around it (as in the tracker's test above).
+    lone = int(np.argmax([min(float(np.linalg.norm(c - o)) for k, o in
+                              enumerate(found.centers) if k != i)
+                          for i, c in enumerate(found.centers)]))
+    mask = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(found.corners[lone]).astype(np.int32), 255)
+    taken = cv2.inpaint(image, cv2.dilate(mask, np.ones((15, 15), np.uint8)), 7,
+                        cv2.INPAINT_TELEA)
+    before, after = tmp_path / "before.png", tmp_path / "after.png"
+    cv2.imwrite(str(before), image)
+    cv2.imwrite(str(after), taken)
+    main(["turn", str(before), str(after), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert [t["code"] for t in out["left_table"]] == [found.codes[lone]]
+    assert out["hidden_after"] == []
