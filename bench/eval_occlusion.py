@@ -27,7 +27,7 @@ from bench.eval_tracker import _hand, small_picture
 
 
 def run(reader, photos) -> dict[str, Counter]:
-    from vision import occlusion as O
+    from vision.game import occlusion as O
 
     out = {"there": Counter(), "under a hand": Counter(), "taken away": Counter()}
     for photo in photos:

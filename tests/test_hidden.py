@@ -101,7 +101,7 @@ def test_a_hand_held_still_over_tiles_changes_nothing(photos, reader, commit):
 
 def test_a_tile_taken_away_leaves_the_table_surface_and_the_table(photos, reader):
     """The other side of the rule: where the table shows through, the tile is gone."""
-    from vision import occlusion
+    from vision.game import occlusion
 
     rng = np.random.default_rng(12)
     image = photos[1].read()

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.server_helpers import FakeClock, make_app, new_game
+from tests.server_helpers import FakeClock, make_app, new_game, turn_body
 
 
 @pytest.fixture
@@ -79,7 +79,7 @@ def test_back_to_the_table_runs_the_turn_on_from_where_it_stopped(client, app, c
     assert twice.status_code == 409 and "not being counted" in twice.json()["detail"]
 
     # A turn paused by the players stays paused after going back.
-    client.post(f"/api/games/{gid}/turn/pause", headers=h(game))
+    client.post(f"/api/games/{gid}/turn/pause", headers=h(game), json=turn_body(client, game))
     client.post(f"/api/games/{gid}/round/out", headers=h(game))
     back = client.post(f"/api/games/{gid}/round/out", headers=h(game), json={"out": False})
     assert back.json()["round"]["turn"]["paused"]

@@ -509,7 +509,7 @@ class TableTracker:
         """What each stable tile's place shows (`vision.game.occlusion`): its look is kept while
         it is seen on still frames, its place judged when this frame misses it. Returns
         whether the pictures can tell (a picture and the frame's size were given)."""
-        from vision import occlusion
+        from vision.game import occlusion
 
         if picture is None or self._frame_size is None:
             for tr in self._tracks.values():

@@ -205,7 +205,7 @@ def hidden_after(before: TileDetections, after: TileDetections, align: np.ndarra
     something lying over it, or still the tile (`vision.game.occlusion`), not the table:
     hidden (a hand in the photo), not taken away. `pictures`: the two photos' small
     pictures (~160 px wide, BGR); `frames`: the photos' (width, height)."""
-    from vision import occlusion
+    from vision.game import occlusion
 
     if (align is None or not left or pictures is None
             or any(x is None for x in (*pictures, *frames))):
