@@ -65,8 +65,10 @@ class GameError(Exception):
 
     status = 400
 
-    def __init__(self, message: str | Message, status: int | None = None):
-        super().__init__(str(message))
+    def __init__(self, message: str | Message, status: int | None = None, *,
+                 detail: str | None = None):
+        # `detail`: fuller English words for the API than the message's own
+        super().__init__(detail or str(message))
         # The page words an id in its player's language; the API keeps the English.
         self.message_id = message.json() if isinstance(message, Message) else None
         if status is not None:
@@ -643,12 +645,15 @@ class GameService:
         must not act on the next player's turn."""
         running = row.state["phase"] == "playing" and bool(row.state["round"].get("turn"))
         if meant is not None and not (running and turn_id(row.state) == meant):
-            raise Conflict(self._not_running_words(row, meant))
+            words, message = self._not_running_words(row, meant)
+            raise Conflict(message, detail=words)
         if not running:
             raise Conflict(say("turn.none"))
         return row.state["round"]["turn"]
 
-    def _not_running_words(self, row: GameRow, meant: str) -> str:
+    def _not_running_words(self, row: GameRow, meant: str) -> tuple[str, Message]:
+        """Why a call for turn `meant` changes nothing: English words for the API, and the
+        message the page words in its player's language."""
         found = TURN_ID.fullmatch(meant)
         ended = None
         if found:
@@ -658,18 +663,23 @@ class GameService:
         if ended is not None:
             why = " (time ran out)" if ended.get("timed_out") else ""
             words = f"{ended['player']}'s turn has already ended{why}: {ended['message']}"
+            message = say("turn.ended", player=ended["player"])
         elif found and row.state["round"] and int(found["round"]) < row.state["round"]["number"]:
             words = f"turn {meant} has already ended: its round is over"
+            message = say("turn.round_over")
         elif found and row.state["phase"] == "round-over":
             words = f"turn {meant} has already ended: the round is over"
+            message = say("turn.round_over")
         elif row.state["phase"] != "playing":
             words = "no turn is running: start a round first"
+            message = say("turn.none")
         else:
             words = f"turn {meant!r} is not this game's running turn"
+            message = say("turn.not_running")
         if row.state["phase"] == "playing" and row.state["round"].get("turn"):
             turn = row.state["round"]["turn"]
             words += f"; now it is {turn['player']}'s turn ({turn_id(row.state)})"
-        return words + ". Nothing was changed."
+        return words + ". Nothing was changed.", message
 
     def timer_event(self, game_id: str, kind: str, meant: str | None = None) -> None:
         self.check_timeout(game_id)

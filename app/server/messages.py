@@ -22,6 +22,8 @@ ENGLISH: dict[str, str] = {
     "turn.no_extensions": "no extensions left for this turn",
     "turn.not_over": "the turn is not over",
     "turn.ended": "{player}'s turn has already ended",
+    "turn.round_over": "that turn has already ended: its round is over",
+    "turn.not_running": "that is not the turn being played now",
     "round.playing": "a round is being played; end it first (round/end)",
     "round.finished": "the game is finished",
     "round.none": "no round is being played",
