@@ -269,3 +269,59 @@ def test_exports_hold_the_standings_and_every_game(client, app):
     assert [s["player"] for s in data["standings"]] == [ln.split(",")[1] for ln in lines[1:]]
     assert [(g["round"], g["table"]) for g in data["games"]] == [(1, 1), (1, 2), (1, 3)]
     assert all(len(g["sheet"]["rounds"]) == 1 for g in data["games"])
+
+
+def test_an_archive_imports_into_an_empty_server_with_nothing_lost(client, app, tmp_path,
+                                                                  request):
+    from fastapi.testclient import TestClient
+
+    from tests import server_helpers
+
+    tournament = new_tournament(client, app)
+    seat(client, tournament, 1)
+    tables = console(client, tournament)["tables"]
+    game = {"id": tables[0]["game_id"], "token": tables[0]["token"]}
+    client.post(f"/api/games/{game['id']}/rounds", headers=h(game["token"]))
+    photo = upload(client, game, "photo", table_photo(RUN_R2_R5)).json()
+    client.post(f"/api/games/{game['id']}/turn/end", headers=h(game["token"]))
+    client.post(f"/api/games/{game['id']}/round/end", headers=h(game["token"]), json={
+        "winner": tables[0]["players"][0],
+        "racks": dict(zip(tables[0]["players"][1:], RACKS, strict=False))})
+    for table in tables[1:]:
+        play_game(client, table)
+    client.post(url(tournament, "/overrides"), headers=h(tournament["director_token"]), json={
+        "kind": "void-turn", "body": {"round": 1, "table": 1, "turn": 1},
+        "reason": "played out of turn"})
+    director = h(tournament["director_token"])
+    archive = client.get(url(tournament, "/archive"), headers=director).content
+    exported = client.get(url(tournament, "/export.json"), headers=director).json()
+
+    where = {}
+    if server_helpers.DATABASE is not None:  # on PostgreSQL: a second, empty database
+        pg = request.getfixturevalue("postgres_server")
+        where["db_path"] = pg.new_database()
+        request.addfinalizer(lambda: pg.drop_database(where["db_path"], missing_ok=True))
+    other = server_helpers.make_app(tmp_path / "other", **where)
+    with TestClient(other) as empty:
+        response = empty.post("/api/tournaments/import", headers=h(other.state.table_token),
+                              files={"archive": ("t.json", archive, "application/json")})
+        assert response.status_code == 201, response.text
+        again = empty.post("/api/tournaments/import", headers=h(other.state.table_token),
+                           files={"archive": ("t.json", archive, "application/json")})
+        assert again.status_code == 409 and "nothing was stored" in again.json()["detail"]
+        imported = empty.get(url(tournament, "/export.json"), headers=director).json()
+        assert imported == exported
+        picture = empty.get(f"/api/games/{game['id']}/photos/{photo['photo_id']}",
+                            headers=h(game["token"]))
+        assert picture.content == client.get(f"/api/games/{game['id']}/photos/"
+                                             f"{photo['photo_id']}",
+                                             headers=h(game["token"])).content
+
+
+def test_an_archive_that_is_not_one_is_refused_with_words(client, app):
+    response = client.post("/api/tournaments/import", headers=h(app.state.table_token),
+                           files={"archive": ("t.json", b'{"schema": "x"}', "application/json")})
+    assert response.status_code == 422 and "not a tournament archive" in response.json()["detail"]
+    response = client.post("/api/tournaments/import", headers=h(app.state.table_token),
+                           files={"archive": ("t.json", b"not json", "application/json")})
+    assert response.status_code == 400

@@ -4,11 +4,14 @@ big screen) reads the standings only. Rules are in `app/server/tournaments.py`."
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Request
-from fastapi.responses import PlainTextResponse
+from fastapi import APIRouter, Depends, File, HTTPException, Request, UploadFile
+from fastapi.responses import PlainTextResponse, Response
+from starlette.concurrency import run_in_threadpool
 
+from app.server import hallarchive
 from app.server import hallschemas as hs
 from app.server.auth import same, token_of
 from app.server.hallstore import TournamentRow
@@ -150,6 +153,29 @@ def standings_csv(request: Request, row: Watcher):
 @router.get(BASE + "/games.csv", response_class=PlainTextResponse)
 def games_csv(request: Request, row: Director):
     return PlainTextResponse(hall(request).games_csv(row.id), media_type="text/csv")
+
+
+@router.get(BASE + "/archive")
+def archive(request: Request, row: Director):
+    """The whole tournament: every row of it and its games, photos as base64."""
+    return Response(hallarchive.dumps(hallarchive.export_archive(
+        hall(request).games.storage, row.id)), media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="tournament-{row.id}.json"'})
+
+
+@router.post("/api/tournaments/import", status_code=201, dependencies=[Depends(table)])
+async def import_archive(request: Request,
+                         archive: Annotated[UploadFile, File(description="the archive")]):
+    """A tournament archive into this server (table token); refused whole if any of its
+    rows is here already."""
+    try:
+        data = json.loads(await archive.read())
+    except (ValueError, UnicodeDecodeError):
+        raise HTTPException(400, "the archive is not JSON: send the file GET .../archive "
+                                 "gave") from None
+    storage = hall(request).games.storage
+    tournament_id = await run_in_threadpool(hallarchive.import_archive, storage, data)
+    return _summary(request, hall(request).row(tournament_id), False)
 
 
 @router.post("/api/games/{game_id}/call", status_code=201)
