@@ -369,8 +369,15 @@ class HallService:
                      and (e["body"]["round"], e["body"]["table"], e["body"]["turn"])
                      == (round_number, table, turn)]
         game = self.games.row(game_id)
+        verdict = verdicts[0]
+        # The readings carry each tile's corners and the sets: the console draws them
+        # over the photos; corrections made by hand are in the game's state.
+        readings = {side: self.games.storage.reading(game_id, verdict.get(f"{side}_reading"))
+                    for side in ("before", "after")}
         return {"round": round_number, "table": table, "game_id": game_id,
-                "watch_token": game.watch_token, "verdict": verdicts[0],
+                "watch_token": game.watch_token, "verdict": verdict,
+                "readings": {k: r.reading if r else None for k, r in readings.items()},
+                "corrections": game.state.get("corrections", []),
                 "overrides": overrides, "voided": any(o["kind"] == "void-turn"
                                                       for o in overrides)}
 

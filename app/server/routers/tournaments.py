@@ -75,7 +75,8 @@ def create(body: hs.TournamentCreate, request: Request):
 
 @router.get(BASE)
 def get(request: Request, row: Watcher):
-    return _summary(request, row, False)
+    """The tournament; with its tokens for the director (the console links the big screen)."""
+    return _summary(request, row, same(token_of(request) or "", row.director_token))
 
 
 @router.post(BASE + "/players")
