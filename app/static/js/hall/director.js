@@ -79,7 +79,8 @@ async function refresh() {
     $("#btn-pause").textContent = summary.settings.paused ? t("hall.resume_all") : t("hall.pause_all");
     $("#timer").value = summary.settings.timer;
     renderTables();
-    if (!document.activeElement || !document.activeElement.closest("#calls")) renderCalls();
+    // Not while the director types an answer: the poll would wipe it.
+    if (!document.activeElement || !document.activeElement.matches("#calls input")) renderCalls();
     renderStandings(summary);
     renderLog(entries);
     if (location.hash === "#sheets") renderSheets();
