@@ -160,6 +160,7 @@ async function start() {
   $("#link-export").href = `${path("/export.json")}?token=${encodeURIComponent(token)}`;
   if (location.hash === "#sheets") {
     document.querySelector(".console").hidden = true;
+    document.body.classList.add("print-sheets");
     $("#sheets").hidden = false;
   }
   await refresh();
