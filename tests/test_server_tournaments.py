@@ -325,3 +325,29 @@ def test_an_archive_that_is_not_one_is_refused_with_words(client, app):
     response = client.post("/api/tournaments/import", headers=h(app.state.table_token),
                            files={"archive": ("t.json", b"not json", "application/json")})
     assert response.status_code == 400
+
+
+def test_a_disputed_turn_shows_its_photos_readings_verdict_and_overrides(client, app):
+    tournament = new_tournament(client, app)
+    seat(client, tournament, 1)
+    table = console(client, tournament)["tables"][0]
+    game = {"id": table["game_id"], "token": table["token"]}
+    client.post(f"/api/games/{game['id']}/rounds", headers=h(game["token"]))
+    photo = upload(client, game, "photo", table_photo(RUN_R2_R5)).json()
+    ended = client.post(f"/api/games/{game['id']}/turn/end", headers=h(game["token"])).json()
+    director = h(tournament["director_token"])
+    missing = client.post(url(tournament, "/overrides"), headers=director, json={
+        "kind": "set-valid", "body": {"round": 1, "table": 1, "turn": 9}, "reason": "x"})
+    assert missing.status_code == 404 and "no judged turn 9" in missing.json()["detail"]
+    ruled = client.post(url(tournament, "/overrides"), headers=director, json={
+        "kind": "set-valid", "body": {"round": 1, "table": 1, "turn": ended["turn"]},
+        "reason": "the joker stood for R6"})
+    assert ruled.status_code == 201, ruled.text
+    view = client.get(url(tournament, f"/turns/1/1/{ended['turn']}"), headers=director).json()
+    assert view["verdict"]["after_photo_id"] == photo["photo_id"]
+    assert view["verdict"]["player"] == table["players"][0]
+    assert view["readings"]["after"]["photo_id"] == photo["photo_id"]
+    assert len(view["readings"]["after"]["tiles"]) == len(photo["tiles"])
+    assert [(o["kind"], o["reason"]) for o in view["overrides"]] == [
+        ("set-valid", "the joker stood for R6")]
+    assert client.get(url(tournament, "/turns/1/1/9"), headers=director).status_code == 404
