@@ -351,3 +351,44 @@ def test_a_disputed_turn_shows_its_photos_readings_verdict_and_overrides(client,
     assert [(o["kind"], o["reason"]) for o in view["overrides"]] == [
         ("set-valid", "the joker stood for R6")]
     assert client.get(url(tournament, "/turns/1/1/9"), headers=director).status_code == 404
+
+
+def test_hall_settings_change_the_timer_and_the_format_until_round_1(client, app):
+    tournament = new_tournament(client, app)
+    director = h(tournament["director_token"])
+    changed = client.post(url(tournament, "/settings"), headers=director, json={
+        "timer": "2min", "switches": {"edition": "original", "rounds": 2,
+                                      "games_per_round": 1}})
+    assert changed.status_code == 200, changed.text
+    assert changed.json()["format"]["edition"] == "original"
+    bad = client.post(url(tournament, "/settings"), headers=director,
+                      json={"switches": {"rounds": 0}})
+    assert bad.status_code == 422 and "rounds" in bad.json()["detail"]
+    seat(client, tournament, 1)
+    table = console(client, tournament)["tables"][0]
+    game = client.get(f"/api/games/{table['game_id']}", headers=h(table["token"])).json()
+    assert (game["edition"], game["timer"]["seconds"]) == ("original", 120.0)
+    late = client.post(url(tournament, "/settings"), headers=director,
+                       json={"format": "swiss-2p"})
+    assert late.status_code == 409 and "fixed" in late.json()["detail"]
+    assert client.get(url(tournament, ""), headers=director).json()["format"] == "club"
+
+
+def test_a_camera_that_went_quiet_is_flagged_on_the_console(client, app):
+    import time
+
+    from app.server.frames import CAMERA_QUIET_S
+
+    tournament = new_tournament(client, app)
+    seat(client, tournament, 1)
+    table = console(client, tournament)["tables"][0]
+    client.post(f"/api/games/{table['game_id']}/rounds", headers=h(table["token"]))
+    assert not console(client, tournament)["tables"][0]["flags"]["camera_lost"]
+    sent = client.post(f"/api/games/{table['game_id']}/frames?camera=phone-1",
+                       headers={**h(table["token"]), "Content-Type": "image/jpeg"},
+                       content=table_photo(RUN_R2_R5))
+    assert sent.status_code == 202, sent.text
+    assert not console(client, tournament)["tables"][0]["flags"]["camera_lost"]
+    frames = app.state.hub.games[table["game_id"]]  # the camera went quiet 11 s ago:
+    frames.camera_seen = time.monotonic() - CAMERA_QUIET_S - 1
+    assert console(client, tournament)["tables"][0]["flags"]["camera_lost"]

@@ -45,7 +45,11 @@ class Pause(In):
 
 
 class HallSettings(In):
-    timer: Literal["40s", "1min", "2min"]
+    timer: Literal["40s", "1min", "2min"] | None = None
+    format: Annotated[str, StringConstraints(max_length=40)] | None = Field(
+        None, description="another format preset (until round 1 is seated)")
+    switches: dict[Annotated[str, StringConstraints(max_length=40)], Switch] | None = Field(
+        None, max_length=20, description="format switches, the edition among them")
 
 
 class Answer(In):

@@ -69,6 +69,10 @@ class HallStore:
         return TournamentRow(row.id, row.director_token, row.watch_token, row.created_at,
                              row.name, json.loads(row.format), json.loads(row.settings))
 
+    def save_format(self, db: Connection, tournament_id: str, fmt: dict) -> None:
+        db.execute(update(tournaments).where(tournaments.c.id == tournament_id).values(
+            format=json.dumps(fmt)))
+
     def save_settings(self, db: Connection, tournament_id: str, settings: dict) -> None:
         db.execute(update(tournaments).where(tournaments.c.id == tournament_id).values(
             settings=json.dumps(settings)))

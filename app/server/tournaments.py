@@ -78,16 +78,26 @@ class HallService:
             raise Conflict(f"{error} is registered already; nothing was added") from None
         return self.store.players(tournament_id)
 
-    def set_timer(self, tournament_id: str, timer: str) -> dict:
-        """The timer preset for the tables seated from now on."""
+    def change(self, tournament_id: str, timer: str | None = None,
+               format_name: str | None = None, switches: dict | None = None) -> dict:
+        """Hall-wide settings: the timer preset (for tables seated from now on), and the
+        format and its switches (the edition among them) until round 1 is seated."""
         row = self.row(tournament_id)
-        if timer not in TIMER_PRESETS:
+        if timer is not None and timer not in TIMER_PRESETS:
             raise BadInput(f"timer: one of {', '.join(TIMER_PRESETS)}, not {timer!r}")
-        settings = {**row.settings, "timer": timer}
+        fmt = None
+        if format_name is not None or switches is not None:
+            if self.store.seatings(row.id):
+                raise Conflict("round 1 is seated: the format is fixed for this tournament")
+            fmt = self._format(format_name or row.format["name"], switches)
+        settings = {**row.settings, **({"timer": timer} if timer else {})}
         with self.games.storage.transaction() as db:
             self.store.save_settings(db, row.id, settings)
-            self.store.log(db, row.id, "timer", {"timer": timer}, "", DIRECTOR)
-        return settings
+            if fmt is not None:
+                self.store.save_format(db, row.id, fmt.to_dict())
+            self.store.log(db, row.id, "settings", {"timer": settings["timer"], **(
+                {"format": fmt.to_dict()} if fmt else {})}, "", DIRECTOR)
+        return {"settings": settings, "format": (fmt.to_dict() if fmt else row.format)}
 
     # -- rounds ----------------------------------------------------------------------------
     def seatings(self, tournament_id: str) -> list[Seating]:

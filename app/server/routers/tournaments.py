@@ -87,8 +87,9 @@ def register(body: hs.Players, request: Request, row: Director):
 
 @router.post(BASE + "/settings")
 def settings(body: hs.HallSettings, request: Request, row: Director):
-    """The hall's timer preset, for tables seated from now on."""
-    return {"settings": hall(request).set_timer(row.id, body.timer)}
+    """Hall-wide settings: the timer preset for tables seated from now on; the format
+    and its switches (edition, rounds, ...) until round 1 is seated."""
+    return hall(request).change(row.id, body.timer, body.format, body.switches)
 
 
 @router.post(BASE + "/rounds")
