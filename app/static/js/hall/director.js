@@ -2,7 +2,7 @@
 // overrides with a reason, the standings and the audit log. Polls the server every 2 s.
 
 import { preferredLanguage, setLanguage, t } from "../i18n.js";
-import { call, esc, path, showError, token, tournament } from "./hallapi.js";
+import { call, esc, path, showError, tieBreak, token, tournament } from "./hallapi.js";
 
 const $ = (sel) => document.querySelector(sel);
 const POLL_MS = 2000;
@@ -50,7 +50,7 @@ function renderCalls() {
 function renderStandings(data) {
   const breaks = data.tie_breaks;
   $("#standings").innerHTML = `<table class="standings"><tr><th>#</th><th>${esc(t("hall.player"))}</th><th>${esc(t("hall.points"))}</th>
-    ${breaks.map((b) => `<th>${esc(b)}</th>`).join("")}</tr>
+    ${breaks.map((b) => `<th>${esc(tieBreak(b))}</th>`).join("")}</tr>
     ${data.standings.map((s) => `<tr><td>${s.place}</td><td>${esc(s.player)}</td><td>${s.tournament_points}</td>
       ${breaks.map((b) => `<td>${esc(s.tie_breaks[b] ?? "")}</td>`).join("")}</tr>`).join("")}</table>`;
 }

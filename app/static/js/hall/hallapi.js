@@ -1,6 +1,8 @@
 // The hall pages' link to the server: the tournament id and token from the page's address
 // (?t=ID&token=TOKEN), JSON requests that turn the server's {"detail"} into an Error.
 
+import { t } from "../i18n.js";
+
 const params = new URLSearchParams(location.search);
 export const tournament = params.get("t") || "";
 export const token = params.get("token") || "";
@@ -18,6 +20,16 @@ export async function call(method, url, json) {
   const body = response.headers.get("content-type")?.includes("json") ? await response.json() : await response.text();
   if (!response.ok) throw new Error((body && body.detail) || `HTTP ${response.status}`);
   return body;
+}
+
+// A tie-break's name in the page's language (the names of referee/tournament/format.py).
+const TIE_BREAK_KEYS = {
+  "final-round-board": "hall.tb.final-round-board", "final-round-result": "hall.tb.final-round-result",
+  points: "hall.tb.points", wins: "hall.tb.wins", "head-to-head": "hall.tb.head-to-head", buchholz: "hall.tb.buchholz",
+};
+
+export function tieBreak(name) {
+  return TIE_BREAK_KEYS[name] ? t(TIE_BREAK_KEYS[name]) : name;
 }
 
 export function esc(text) {

@@ -2,7 +2,7 @@
 // read-only with the tournament's watch token; it polls, so it updates without a reload.
 
 import { preferredLanguage, setLanguage, t } from "../i18n.js";
-import { call, esc, path, showError } from "./hallapi.js";
+import { call, esc, path, showError, tieBreak } from "./hallapi.js";
 
 const $ = (sel) => document.querySelector(sel);
 const POLL_MS = 3000;
@@ -14,7 +14,7 @@ async function refresh() {
     $("#round-label").textContent = t("hall.round_of", { number: data.round, rounds: data.rounds });
     const breaks = data.tie_breaks;
     $("#standings").innerHTML = `<tr><th>#</th><th>${esc(t("hall.player"))}</th><th>${esc(t("hall.points"))}</th>
-      ${breaks.map((b) => `<th>${esc(b)}</th>`).join("")}</tr>
+      ${breaks.map((b) => `<th>${esc(tieBreak(b))}</th>`).join("")}</tr>
       ${data.standings.map((s) => `<tr><td>${s.place}</td><td>${esc(s.player)}</td><td>${s.tournament_points}</td>
         ${breaks.map((b) => `<td>${esc(s.tie_breaks[b] ?? "")}</td>`).join("")}</tr>`).join("")}`;
     const tables = data.seating ? data.seating.tables : [];
