@@ -392,3 +392,14 @@ def test_a_camera_that_went_quiet_is_flagged_on_the_console(client, app):
     frames = app.state.hub.games[table["game_id"]]  # the camera went quiet 11 s ago:
     frames.camera_seen = time.monotonic() - CAMERA_QUIET_S - 1
     assert console(client, tournament)["tables"][0]["flags"]["camera_lost"]
+
+
+def test_two_directors_seating_the_same_round_at_once_seat_it_once(client, app):
+    from concurrent.futures import ThreadPoolExecutor
+
+    tournament = new_tournament(client, app)
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(lambda _: seat(client, tournament, 1), range(2)))
+    assert sorted(a.status_code for a in answers) == [200, 409]
+    assert len(console(client, tournament)["tables"]) == 3
+    assert [e["kind"] for e in log(client, tournament)] == ["seat"]
