@@ -221,7 +221,7 @@ def schema_action(connection, place: Target) -> str:
     """"new", "stamp" (release 0.1.0's tables, before Alembic) or "upgrade"; refuses a
     database that is not this server's, or is newer than this release."""
     names = set(inspect(connection).get_table_names())
-    ours = dbtables.TABLE_NAMES
+    ours = dbtables.FIRST_TABLES  # later revisions' tables may still be missing
     if "alembic_version" in names:
         revision = MigrationContext.configure(connection).get_current_revision()
         if not ours <= names:

@@ -88,4 +88,69 @@ rounds = Table(
     Column("result", Text, nullable=False),
 )
 
+# Release 0.1.0's tables (revision 0001): a database without them is not the referee's.
+FIRST_TABLES = frozenset(metadata.tables)
+
+# -- the tournament hall (revision 0002) ---------------------------------------------------
+tournaments = Table(
+    "tournaments", metadata,
+    Column("id", Text, primary_key=True),
+    Column("director_token", Text, nullable=False),
+    Column("watch_token", Text, nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("format", Text, nullable=False),  # referee.tournament.Format.to_dict, as JSON
+    Column("settings", Text, nullable=False),  # hall-wide: timer preset, paused
+)
+
+hall_players = Table(
+    "hall_players", metadata,
+    Column("tournament_id", Text, ForeignKey("tournaments.id"), primary_key=True),
+    Column("name", Text, primary_key=True),
+    Column("number", Integer, nullable=False),  # order of registration
+)
+
+hall_rounds = Table(
+    "hall_rounds", metadata,
+    Column("tournament_id", Text, ForeignKey("tournaments.id"), primary_key=True),
+    Column("number", Integer, primary_key=True, autoincrement=False),
+    Column("created_at", TIME, nullable=False),
+    Column("seating", Text, nullable=False),  # referee.tournament.Seating.to_dict, as JSON
+)
+
+hall_tables = Table(
+    "hall_tables", metadata,
+    Column("tournament_id", Text, ForeignKey("tournaments.id"), primary_key=True),
+    Column("round", Integer, primary_key=True, autoincrement=False),
+    Column("number", Integer, primary_key=True, autoincrement=False),
+    Column("game_id", Text, ForeignKey("games.id"), nullable=False, unique=True),
+)
+
+# Append-only: triggers (migration 0002) refuse every UPDATE and DELETE.
+hall_log = Table(
+    "hall_log", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tournament_id", Text, ForeignKey("tournaments.id"), nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("body", Text, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("by", Text, nullable=False),
+    Index("hall_log_tournament", "tournament_id"),
+    sqlite_autoincrement=True,
+)
+
+hall_calls = Table(
+    "hall_calls", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tournament_id", Text, ForeignKey("tournaments.id"), nullable=False),
+    Column("game_id", Text, ForeignKey("games.id"), nullable=False),
+    Column("created_at", TIME, nullable=False),
+    Column("photo_id", Text),
+    Column("answered_at", TIME),
+    Column("answer", Text),
+    Index("hall_calls_tournament", "tournament_id"),
+    sqlite_autoincrement=True,
+)
+
 TABLE_NAMES = frozenset(metadata.tables)

@@ -390,7 +390,10 @@ class GameService:
 
     # -- creating --------------------------------------------------------------------------
     def create(self, players: list[str], edition_name: str = "original",
-               settings: dict | None = None, timer: dict | None = None) -> GameRow:
+               settings: dict | None = None, timer: dict | None = None,
+               hall: dict | None = None, db=None) -> GameRow:
+        """`hall`: {"tournament", "round", "table"} for a tournament's table, made inside
+        the tournament's transaction `db`."""
         names = [p.strip() for p in players]
         if not 2 <= len(names) <= 6 or any(not n for n in names):
             raise BadInput("players: 2 to 6 names, in seating order")
@@ -415,10 +418,12 @@ class GameService:
             "timer": {"enabled": enabled, "seconds": float(seconds), "extensions": extensions,
                       "extension_seconds": extension_seconds},
         }
+        if hall:
+            config["hall"] = dict(hall)
         state = {"phase": "setup", "round": None, "turn_count": 0, "melded": [],
                  "latest_reading": None, "corrections": [], "start_draw": None,
                  "last_verdict": None}
-        return self.storage.create_game(config, state)
+        return self.storage.create_game(config, state, db=db)
 
     # -- the view every phone polls --------------------------------------------------------
     def view(self, game_id: str, *, with_tokens: bool = False) -> dict:
@@ -449,6 +454,7 @@ class GameService:
             "last_verdict": _verdict_out(state.get("last_verdict")),
             "sheet": self._sheet_json(sheet, rounds),
             "server_time": self.clock(),
+            "hall": config.get("hall"),
         }
         if with_tokens:
             out["token"] = row.token

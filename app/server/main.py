@@ -26,6 +26,7 @@ from starlette.concurrency import run_in_threadpool
 from app.server.games import GameError, GameService
 from app.server.limits import DecodeBudget
 from app.server.storage import Storage, StorageFull
+from app.server.tournaments import HallService
 from vision.recognition.decode import MAX_BYTES
 
 log = logging.getLogger("rummikub.server")
@@ -272,6 +273,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         app.state.storage = storage
         app.state.service = service
         app.state.hub = hub
+        app.state.hall = HallService(service, hub)
         app.state.table_token = storage.table_token()
         # Photos decoded and read at once: each may take 150 MB and a core, so a burst
         # of uploads waits its turn instead of exhausting memory.
@@ -329,11 +331,12 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         status, words = _validation_words(error, request.url.path)
         return JSONResponse({"detail": words}, status_code=status)
 
-    from app.server.routers import games, meta, table
+    from app.server.routers import games, meta, table, tournaments
 
     app.include_router(meta.router)
     app.include_router(games.router)
     app.include_router(table.router)
+    app.include_router(tournaments.router)
 
     static = settings.static_dir
     if static is not None and Path(static).is_dir() and (Path(static) / "index.html").is_file():

@@ -229,13 +229,19 @@ class Storage:
                 return db.execute(query).scalar_one()
 
     # -- games -----------------------------------------------------------------------------
-    def create_game(self, config: dict, state: dict) -> GameRow:
+    def create_game(self, config: dict, state: dict, db: Connection | None = None) -> GameRow:
+        """A new game (inside the caller's transaction when `db` is given: a tournament
+        seats all its tables at once, or none)."""
         now = time.time()
         row = GameRow(new_id(), new_token(), new_token(), now, now, config, state)
-        with self.transaction() as db:
-            db.execute(insert(games).values(
-                id=row.id, token=row.token, watch_token=row.watch_token, created_at=now,
-                updated_at=now, config=json.dumps(config), state=json.dumps(state)))
+        statement = insert(games).values(
+            id=row.id, token=row.token, watch_token=row.watch_token, created_at=now,
+            updated_at=now, config=json.dumps(config), state=json.dumps(state))
+        if db is not None:
+            db.execute(statement)
+            return row
+        with self.transaction() as tx:
+            tx.execute(statement)
         return row
 
     def game(self, game_id: str) -> GameRow | None:

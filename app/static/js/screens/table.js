@@ -49,6 +49,8 @@ export function renderPlay() {
   const left = turn ? (turn.extensions_left ?? ext - (turn.extensions_used || 0)) : 0;
   $("#btn-extend").hidden = !ext || !turn || left <= 0;
   $("#btn-extend").textContent = t("play.extend", { seconds: Math.round((g.timer && g.timer.extension_seconds) || 30) });
+  // A tournament's table (the game knows its table number) can call the hall's referee.
+  $("#btn-call-referee").hidden = !g.hall;
   ensureCamera();
   renderVerdict();
   renderCountdown();
@@ -434,6 +436,12 @@ $("#btn-round-over").addEventListener("click", async () => {
   const game = await turnCall(() => api.goingOut(true, turn && (turn.id ?? turn.number)));
   if (game) { state.tab = "roundend"; onGame(game); }
 });
+
+// The call carries the table's current picture to the director's console.
+$("#btn-call-referee").addEventListener("click", () => guard(async () => {
+  await api.request("POST", api.gamePath("/call"));
+  toast(t("hall.called"), "info");
+}));
 
 // ---- options
 
