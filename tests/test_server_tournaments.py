@@ -12,7 +12,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from app.server import hallstore
-from tests.server_helpers import RUN_R2_R5, table_photo, upload
+from tests.server_helpers import RUN_R2_R5, table_photo, turn_body, upload
 
 PLAYERS = [f"P{n:02d}" for n in range(1, 13)]
 RACKS = ("R5 J K13", "B2", "O10 O11", "K1")  # 43, 2, 21 and 1 points left on the racks
@@ -283,7 +283,8 @@ def test_an_archive_imports_into_an_empty_server_with_nothing_lost(client, app, 
     game = {"id": tables[0]["game_id"], "token": tables[0]["token"]}
     client.post(f"/api/games/{game['id']}/rounds", headers=h(game["token"]))
     photo = upload(client, game, "photo", table_photo(RUN_R2_R5)).json()
-    client.post(f"/api/games/{game['id']}/turn/end", headers=h(game["token"]))
+    client.post(f"/api/games/{game['id']}/turn/end", headers=h(game["token"]),
+                json=turn_body(client, game))
     client.post(f"/api/games/{game['id']}/round/end", headers=h(game["token"]), json={
         "winner": tables[0]["players"][0],
         "racks": dict(zip(tables[0]["players"][1:], RACKS, strict=False))})
@@ -334,7 +335,8 @@ def test_a_disputed_turn_shows_its_photos_readings_verdict_and_overrides(client,
     game = {"id": table["game_id"], "token": table["token"]}
     client.post(f"/api/games/{game['id']}/rounds", headers=h(game["token"]))
     photo = upload(client, game, "photo", table_photo(RUN_R2_R5)).json()
-    ended = client.post(f"/api/games/{game['id']}/turn/end", headers=h(game["token"])).json()
+    ended = client.post(f"/api/games/{game['id']}/turn/end", headers=h(game["token"]),
+                json=turn_body(client, game)).json()
     director = h(tournament["director_token"])
     missing = client.post(url(tournament, "/overrides"), headers=director, json={
         "kind": "set-valid", "body": {"round": 1, "table": 1, "turn": 9}, "reason": "x"})
