@@ -21,7 +21,7 @@ from tests.server_helpers import (
     RUN_B1_B4,
     RUN_O7_O10,
     RUN_R2_R5,
-    FakeClock,
+    h,
     make_app,
     new_game,
     reader,
@@ -40,17 +40,8 @@ BROKEN = table_photo(RUN_R2_R5, GROUP_9S, PAIR_O11_O12)  # adds an invalid pair
 
 
 @pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
 def app(tmp_path, clock):
     return make_app(tmp_path, clock=clock, tick_s=0.05)
-
-
-def h(game):
-    return {"X-Token": game["token"]}
 
 
 def play_photo(client, game, data):

@@ -11,26 +11,15 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from app.server import frames
 from tests.server_helpers import (
     GROUP_9S,
     RUN_B1_B4,
     RUN_R2_R5,
-    new_game,
-    start_round,
     table_photo,
 )
 
 FIRST_MELD = table_photo(RUN_R2_R5, GROUP_9S)
-
-
-@pytest.fixture
-def game(client, app):
-    game = new_game(client, app)
-    start_round(client, game)
-    return game
 
 
 def phone(client, game, camera: str | None):

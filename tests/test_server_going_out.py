@@ -9,21 +9,12 @@ import time
 
 import pytest
 
-from tests.server_helpers import FakeClock, make_app, new_game, turn_body
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
+from tests.server_helpers import h, make_app, new_game, turn_body
 
 
 @pytest.fixture
 def app(tmp_path, clock):
     return make_app(tmp_path, clock=clock, tick_s=0.05)
-
-
-def h(game):
-    return {"X-Token": game["token"]}
 
 
 def view(client, game):

@@ -7,22 +7,13 @@ import threading
 
 import pytest
 
-from tests.server_helpers import FakeClock, make_app, new_game, turn_body
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
+from tests.server_helpers import h, make_app, new_game, turn_body
 
 
 @pytest.fixture
 def app(tmp_path, clock):
     # A slow tick: the test, not the tick, decides when the server's timeout is judged.
     return make_app(tmp_path, clock=clock, tick_s=3600)
-
-
-def h(game):
-    return {"X-Token": game["token"]}
 
 
 def state(client, game) -> dict:
