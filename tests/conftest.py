@@ -60,11 +60,9 @@ def clock():
 def game(client, app):
     """A game of Ann and Ben in its first round (a module needing another game defines its
     own `game`)."""
-    from tests.server_helpers import new_game, start_round
+    from tests.server_helpers import game_in_round
 
-    game = new_game(client, app)
-    start_round(client, game)
-    return game
+    return game_in_round(client, app)
 
 
 # ------------------------------------------------------------------- PostgreSQL and SQLite

@@ -130,6 +130,14 @@ def start_round(client, game: dict, **body):
                        **({"json": body} if body else {}))
 
 
+def game_in_round(client, app, players=("Ann", "Ben"), **body) -> dict:
+    """A new game (as `new_game` makes it) with its first round started."""
+    game = new_game(client, app, players, **body)
+    response = start_round(client, game)
+    assert response.status_code == 200, response.text
+    return game
+
+
 def turn_body(client, game: dict, **body) -> dict:
     """A turn call's JSON body naming the running turn, as the page sends it."""
     view = client.get(f"/api/games/{game['id']}", headers=h(game)).json()
