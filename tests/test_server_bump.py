@@ -7,10 +7,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from tests.server_helpers import GROUP_9S, RUN_R2_R5, table_photo
-from tests.test_server_camera import phone, read_frame
-
-FIRST_MELD = table_photo(RUN_R2_R5, GROUP_9S)
+from tests.live_helpers import FIRST_MELD, phone, read_frame
 
 
 def bumped(photo: bytes, degrees: float, shift) -> tuple[bytes, np.ndarray]:
