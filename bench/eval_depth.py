@@ -28,14 +28,12 @@ Targets: >= 99 % found and >= 98 % read right in every cell.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-from bench import finish
+from bench import rendered_eval_main
 
 SEEDS = 190_000
 CELLS = {"rack, 1 tier": ("rack", 1), "rack, 2 tiers": ("rack", 2),
@@ -143,24 +141,7 @@ def report(results: dict, photos: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.eval_depth", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--photos", type=int, default=8, help="photos per cell")
-    parser.add_argument("--models", type=Path, default=None, help="models folder")
-    parser.add_argument("--json", type=Path, metavar="OUT", help="save the numbers as JSON")
-    args = parser.parse_args(argv)
-    if args.photos < 1:
-        parser.error("--photos must be at least 1")
-    try:
-        import PIL  # noqa: F401
-    except ImportError:
-        print("eval_depth: Pillow is needed to render the scenes (pip install -e '.[dev]')",
-              file=sys.stderr)
-        return 2
-    start = time.perf_counter()
-    results = evaluate(args.models, args.photos)
-    print(report(results, args.photos))
-    return finish(results, start, args.json)
+    return rendered_eval_main("eval_depth", __doc__, argv, (8, "photos per cell"), "the scenes", evaluate, report)
 
 
 if __name__ == "__main__":

@@ -38,14 +38,11 @@ Targets with a profile: >= 99 % found and >= 99 % read right. Renders need Pillo
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
-from pathlib import Path
 
 import numpy as np
 
-from bench import finish
+from bench import rendered_eval_main
 
 SEEDS = 170_000
 CALIBRATION_SEED = 179_000
@@ -245,22 +242,7 @@ def report(results: dict, photos: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.eval_editions", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--photos", type=int, default=20, help="photos per edition and scene")
-    parser.add_argument("--models", type=Path, default=None, help="models folder")
-    parser.add_argument("--json", type=Path, metavar="OUT", help="save the numbers as JSON")
-    args = parser.parse_args(argv)
-    try:
-        import PIL  # noqa: F401
-    except ImportError:
-        print("eval_editions: Pillow is needed to render the editions (pip install -e '.[dev]')",
-              file=sys.stderr)
-        return 2
-    start = time.perf_counter()
-    results = evaluate(args.models, args.photos)
-    print(report(results, args.photos))
-    return finish(results, start, args.json)
+    return rendered_eval_main("eval_editions", __doc__, argv, (20, "photos per edition and scene"), "the editions", evaluate, report)
 
 
 if __name__ == "__main__":

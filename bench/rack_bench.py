@@ -14,16 +14,14 @@ ratio is the median over the rounds of (the case's time / the floor's time in th
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-from bench import finish
+from bench import counted_eval_arguments, report_and_finish
 
 RACK_SIZE = (4624, 2604)
 RACK_SEED = 8
@@ -87,18 +85,9 @@ def report(r: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.rack_bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=7, help="interleaved rounds")
-    parser.add_argument("--models", type=Path, default=None, help="models folder")
-    parser.add_argument("--json", type=Path, metavar="OUT", help="save the numbers as JSON")
-    args = parser.parse_args(argv)
-    if args.runs < 1:
-        parser.error("--runs must be at least 1")
-    start = time.perf_counter()
-    results = evaluate(args.models, args.runs)
-    print(report(results))
-    return finish(results, start, args.json)
+    args = counted_eval_arguments("python -m bench.rack_bench", __doc__, argv,
+                                  ("--runs", 7, "interleaved rounds"))
+    return report_and_finish(lambda: evaluate(args.models, args.runs), report, args.json)
 
 
 if __name__ == "__main__":

@@ -26,8 +26,6 @@ a still frame costs against a read one.
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import sys
 import time
@@ -35,6 +33,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from bench import bench_parser, save_json
 
 SIGMAS = (3.0, 6.0)
 
@@ -163,8 +163,7 @@ def measure_cost(runs: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.still_bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = bench_parser("python -m bench.still_bench", __doc__)
     parser.add_argument("--photos", type=int, default=40)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", type=Path)
@@ -187,8 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"still frame {cost['still_ms']:.2f} ms vs read {cost['read_ms']:.1f} ms: "
           f"{cost['still_over_read']:.3f} x a read ({cost['still_over_floor']:.3f} x floor, "
           f"read {cost['read_over_floor']:.2f} x floor), medians of {cost['runs']}")
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2))
+    save_json(result, args.json)
     return 0
 
 

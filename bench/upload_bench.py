@@ -21,8 +21,6 @@ run on that image.
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -31,6 +29,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from bench import bench_parser, save_json
 
 SIZES = {"1000x750": None, "12 MP": (4000, 3000), "50 MP": (8160, 6120)}
 
@@ -65,8 +65,7 @@ class WholePhotoReader:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.upload_bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = bench_parser("python -m bench.upload_bench", __doc__)
     parser.add_argument("--runs", type=int, default=7, help="uploads per size (default 7)")
     parser.add_argument("--whole", action="store_true",
                         help="decode every photo whole, as the server did before")
@@ -137,8 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:>9}: {len(photo) / 2**20:5.1f} MB  {median * 1000:7.1f} ms  "
               f"{ratio:5.2f}x the 1000x750 upload  {over_floor:5.2f}x the floor  "
               f"{tiles[name]} tiles")
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    save_json(report, args.json)
     return 0
 
 

@@ -18,8 +18,6 @@ not fit wait.
 
 from __future__ import annotations
 
-import argparse
-import json
 import re
 import sys
 import tempfile
@@ -30,6 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from bench import bench_parser, save_json
 from bench.serve_bench import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,8 +153,7 @@ def measure(at_once: int = 8, decode_memory: int | None = None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.upload_memory", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = bench_parser("python -m bench.upload_memory", __doc__)
     parser.add_argument("--at-once", type=int, default=8)
     parser.add_argument("--decode-memory", type=int, default=None, metavar="MB")
     parser.add_argument("--json", type=Path)
@@ -169,8 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     many = report["at_once"]
     print(f"  {many['uploads']} x {many['file']} at once: {many['statuses']}, "
           f"+{many['peak_over_idle_mb']} MB over {many['idle_mb']} MB, {many['seconds']} s")
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    save_json(report, args.json)
     return 0
 
 

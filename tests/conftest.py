@@ -12,6 +12,24 @@ def real_photos_dir():
     return root
 
 
+# The live-table tests (tests/tracker_helpers.py): the real photos they play on, and the
+# tile reader, loaded once per module.
+@pytest.fixture(scope="module")
+def table_photos(real_photos_dir):
+    """Three real valid/ photos of 54, 30 and 12 tiles."""
+    from tests.tracker_helpers import valid_photos
+
+    return valid_photos(real_photos_dir)
+
+
+@pytest.fixture(scope="module")
+def tile_reader():
+    """The tile reader on the shipped models; the test skips where they are missing."""
+    from tests.tracker_helpers import load_tile_reader
+
+    return load_tile_reader()
+
+
 # The game server's tests: `app` is a server on a fresh SQLite file in the test's own
 # folder (a test module with other settings defines its own `app`), `client` talks to it
 # through FastAPI's TestClient with its lifespan run, so the models are loaded once per app.
@@ -28,6 +46,23 @@ def client(app):
 
     with TestClient(app) as c:
         yield c
+
+
+@pytest.fixture
+def clock():
+    """A wall clock the test moves by hand; a module's own `app` passes it to `make_app`."""
+    from tests.server_helpers import FakeClock
+
+    return FakeClock()
+
+
+@pytest.fixture
+def game(client, app):
+    """A game of Ann and Ben in its first round (a module needing another game defines its
+    own `game`)."""
+    from tests.server_helpers import game_in_round
+
+    return game_in_round(client, app)
 
 
 # ------------------------------------------------------------------- PostgreSQL and SQLite

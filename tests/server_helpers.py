@@ -112,6 +112,11 @@ def make_app(tmp_path: Path, **settings):
     return create_app(ServerSettings(**settings))
 
 
+def h(game: dict) -> dict:
+    """The headers of a call made from the game's phone (its token)."""
+    return {"X-Token": game["token"]}
+
+
 def new_game(client, app, players=("Ann", "Ben"), **body) -> dict:
     response = client.post("/api/games", json={"players": list(players), **body},
                            headers={"X-Token": app.state.table_token})
@@ -121,13 +126,21 @@ def new_game(client, app, players=("Ann", "Ben"), **body) -> dict:
 
 def start_round(client, game: dict, **body):
     """Start the game's next round (the response)."""
-    return client.post(f"/api/games/{game['id']}/rounds", headers={"X-Token": game["token"]},
+    return client.post(f"/api/games/{game['id']}/rounds", headers=h(game),
                        **({"json": body} if body else {}))
+
+
+def game_in_round(client, app, players=("Ann", "Ben"), **body) -> dict:
+    """A new game (as `new_game` makes it) with its first round started."""
+    game = new_game(client, app, players, **body)
+    response = start_round(client, game)
+    assert response.status_code == 200, response.text
+    return game
 
 
 def turn_body(client, game: dict, **body) -> dict:
     """A turn call's JSON body naming the running turn, as the page sends it."""
-    view = client.get(f"/api/games/{game['id']}", headers={"X-Token": game["token"]}).json()
+    view = client.get(f"/api/games/{game['id']}", headers=h(game)).json()
     return {"turn_id": view["round"]["turn"]["id"], **body}
 
 

@@ -5,69 +5,17 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-import pytest
 
+from tests.tracker_helpers import SMALL_W, bumped, noisy, small
 from vision.game.camera_motion import estimate_move
-
-PHOTOS = ("rummy-36", "rummy4-1", "rummy2-10")  # 54, 30 and 12 tiles
-SMALL_W = 160
-
-
-@pytest.fixture(scope="module")
-def photos(real_photos_dir):
-    from training.real_data import load_split
-
-    by_key = {p.key: p for p in load_split("valid", real_photos_dir)}
-    return [by_key[k] for k in PHOTOS]
-
-
-@pytest.fixture(scope="module")
-def reader():
-    from vision.recognition.pipeline import ModelsMissing, TileReader
-
-    try:
-        return TileReader.load()
-    except ModelsMissing as e:
-        pytest.skip(str(e))
-
-
-def bumped(image: np.ndarray, degrees: float, shift) -> tuple[np.ndarray, np.ndarray]:
-    """The view turned by `degrees` about its centre and shifted by `shift` px; the strip
-    it uncovers is plain table (the colour of the photo's border), as a camera would see
-    more of the table there, not streaks. Returns (frame, 2x3 move)."""
-    h, w = image.shape[:2]
-    m = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
-    m[:, 2] += shift
-    border = np.concatenate([image[:4].reshape(-1, 3), image[-4:].reshape(-1, 3)])
-    fill = tuple(float(v) for v in np.median(border, axis=0))
-    out = cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
-    return out, m
-
-
-def small(frame: np.ndarray) -> np.ndarray:
-    h, w = frame.shape[:2]
-    return cv2.resize(frame, (SMALL_W, round(h * SMALL_W / w)), interpolation=cv2.INTER_AREA)
-
-
-_NOISE: dict = {}
-
-
-def noisy(frame: np.ndarray, rng) -> np.ndarray:
-    """Sensor noise, a fresh one of a few per frame (drawn once: noise is costly to draw)."""
-    if frame.shape not in _NOISE:
-        _NOISE[frame.shape] = [np.round(rng.normal(0, 2.0, frame.shape)).astype(np.int16)
-                               for _ in range(3)]
-    pattern = _NOISE[frame.shape][int(rng.integers(3))]
-    return np.clip(frame.astype(np.int16) + pattern, 0, 255).astype(np.uint8)
 
 
 def moved_points(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return pts @ m[:, :2].T + m[:, 2]
 
 
-def test_the_cameras_move_is_found_on_small_pictures(photos):
-    for photo in photos:
+def test_the_cameras_move_is_found_on_small_pictures(table_photos):
+    for photo in table_photos:
         image = photo.read()
         h, w = image.shape[:2]
         for degrees in (2, 4, 6, 8):
@@ -81,23 +29,23 @@ def test_the_cameras_move_is_found_on_small_pictures(photos):
             err = np.abs(moved_points(found, grid) - moved_points(m, grid)).max()
             assert err < 4.0, (photo.key, degrees, err)  # px of a 1000 px photo
     # Two different tables give no move at all.
-    other = photos[1].read()
+    other = table_photos[1].read()
     assert estimate_move(small(image), small(cv2.resize(other, (w, h)))) is None
 
 
-def test_a_bumped_view_realigns_the_live_table_within_three_frames(photos, reader):
+def test_a_bumped_view_realigns_the_live_table_within_three_frames(table_photos, tile_reader):
     from vision.game.tracker import TableTracker
     from vision.game.turn import judge_turn
 
     rng = np.random.default_rng(5)
-    for photo in photos[::2]:  # 54 tiles, and 12
+    for photo in table_photos[::2]:  # 54 tiles, and 12
         image = photo.read()
         h, w = image.shape[:2]
         for degrees in (2, 4, 6, 8):
             tracker = TableTracker(hold=3)
             for _ in range(3):
                 frame = noisy(image, rng)
-                update = tracker.push(reader.read(frame), small(frame), frame_size=(w, h))
+                update = tracker.push(tile_reader.read(frame), small(frame), frame_size=(w, h))
             before = update.stable
             assert before is not None and len(before) >= len(photo.tiles) - 1
             ids = update.ids
@@ -109,7 +57,7 @@ def test_a_bumped_view_realigns_the_live_table_within_three_frames(photos, reade
             errors = []
             for _k in range(4):
                 frame = noisy(view, rng)
-                update = tracker.push(reader.read(frame), small(frame), frame_size=(w, h))
+                update = tracker.push(tile_reader.read(frame), small(frame), frame_size=(w, h))
                 assert not update.changed, (photo.key, degrees, update.changes)
                 assert update.ids == ids
                 errors.append(float(np.linalg.norm(update.stable.centers - truth, axis=1).max())

@@ -9,47 +9,27 @@ import numpy as np
 import pytest
 
 from bench.eval_tracker import _hand
-from tests.test_camera_motion import noisy, small
-
-PHOTOS = ("rummy-36", "rummy4-1", "rummy2-10")  # 54, 30 and 12 tiles
+from tests.tracker_helpers import noisy, small
 
 
-@pytest.fixture(scope="module")
-def photos(real_photos_dir):
-    from training.real_data import load_split
-
-    by_key = {p.key: p for p in load_split("valid", real_photos_dir)}
-    return [by_key[k] for k in PHOTOS]
-
-
-@pytest.fixture(scope="module")
-def reader():
-    from vision.recognition.pipeline import ModelsMissing, TileReader
-
-    try:
-        return TileReader.load()
-    except ModelsMissing as e:
-        pytest.skip(str(e))
-
-
-def settled(reader, image, rng, *, commit=False):
+def settled(tile_reader, image, rng, *, commit=False):
     from vision.game.tracker import TableTracker
 
     h, w = image.shape[:2]
     tracker = TableTracker(hold=3)
     for _ in range(3):
         frame = noisy(image, rng)
-        update = tracker.push(reader.read(frame), small(frame), frame_size=(w, h))
+        update = tracker.push(tile_reader.read(frame), small(frame), frame_size=(w, h))
     assert update.stable is not None
     if commit:
         tracker.commit()
     return tracker, update
 
 
-def push(tracker, reader, image, rng):
+def push(tracker, tile_reader, image, rng):
     h, w = image.shape[:2]
     frame = noisy(image, rng)
-    detections = reader.read(frame)
+    detections = tile_reader.read(frame)
     return detections, tracker.push(detections, small(frame), frame_size=(w, h))
 
 
@@ -58,14 +38,14 @@ def tile_height(d) -> float:
 
 
 @pytest.mark.parametrize("commit", [False, True], ids=["laid this turn", "accepted table"])
-def test_a_hand_held_still_over_tiles_changes_nothing(photos, reader, commit):
+def test_a_hand_held_still_over_tiles_changes_nothing(table_photos, tile_reader, commit):
     from vision.game.turn import judge_turn
 
     rng = np.random.default_rng(11)
-    for photo in photos if not commit else photos[1:2]:
+    for photo in table_photos if not commit else table_photos[1:2]:
         image = photo.read()
         h, w = image.shape[:2]
-        tracker, update = settled(reader, image, rng, commit=commit)
+        tracker, update = settled(tile_reader, image, rng, commit=commit)
         before, ids = update.stable, update.ids
         size = tile_height(before)
         # The palm over the middle tile, fingers over the tiles above it, the forearm
@@ -75,7 +55,7 @@ def test_a_hand_held_still_over_tiles_changes_nothing(photos, reader, commit):
                           0.9 * size, 1).astype(np.uint8)
         updates = []
         for _k in range(10):
-            seen, update = push(tracker, reader, with_hand, rng)
+            seen, update = push(tracker, tile_reader, with_hand, rng)
             updates.append(update)
             assert not update.changed, (photo.key, update.changes)
             assert update.ids == ids
@@ -94,19 +74,19 @@ def test_a_hand_held_still_over_tiles_changes_nothing(photos, reader, commit):
         assert single.left and any("left the table" in p for p in single.verdict.problems)
         # The hand goes: every tile is seen again, none ever left.
         for _k in range(4):
-            _seen, update = push(tracker, reader, image, rng)
+            _seen, update = push(tracker, tile_reader, image, rng)
             assert not any("left" in c for c in update.changes), (photo.key, update.changes)
         assert set(ids) <= set(update.ids) and update.hidden == []
 
 
-def test_a_tile_taken_away_leaves_the_table_surface_and_the_table(photos, reader):
+def test_a_tile_taken_away_leaves_the_table_surface_and_the_table(table_photos, tile_reader):
     """The other side of the rule: where the table shows through, the tile is gone."""
     from vision.game import occlusion
 
     rng = np.random.default_rng(12)
-    image = photos[1].read()
+    image = table_photos[1].read()
     h, w = image.shape[:2]
-    tracker, update = settled(reader, image, rng)
+    tracker, update = settled(tile_reader, image, rng)
     before = update.stable
     # The tile with the most bare table around it, taken away: its place painted over by
     # the table around it (OpenCV's inpainting).
@@ -123,7 +103,7 @@ def test_a_tile_taken_away_leaves_the_table_surface_and_the_table(photos, reader
     cv2.fillConvexPoly(mask, np.round(before.corners[gone]).astype(np.int32), 255)
     mask = cv2.dilate(mask, np.ones((15, 15), np.uint8))
     taken = cv2.inpaint(image, mask, 7, cv2.INPAINT_TELEA)
-    updates = [push(tracker, reader, taken, rng)[1] for _ in range(8)]
+    updates = [push(tracker, tile_reader, taken, rng)[1] for _ in range(8)]
     left = [k for k, u in enumerate(updates) if u.changed]
     assert left and left[0] >= tracker.leave_after - 1  # not at once: it must hold
     assert any("the table shows where it lay" in c for c in updates[left[0]].changes)
@@ -131,28 +111,28 @@ def test_a_tile_taken_away_leaves_the_table_surface_and_the_table(photos, reader
         c for i, c in enumerate(before.codes) if i != gone)
 
 
-def test_blurred_frames_change_nothing(photos, reader):
+def test_blurred_frames_change_nothing(table_photos, tile_reader):
     """2.5 s of frames blurred by a moving phone (3 a second), alike from one to the next:
     not still, so the tiles they miss never leave the table."""
     rng = np.random.default_rng(13)
-    image = photos[0].read()
-    tracker, update = settled(reader, image, rng)
+    image = table_photos[0].read()
+    tracker, update = settled(tile_reader, image, rng)
     ids = update.ids
     streak = np.full((1, 25), 1 / 25, np.float32)  # 25 px of motion blur
     smeared = cv2.filter2D(image, -1, streak)
     missed = []
     for _ in range(8):
-        seen, update = push(tracker, reader, smeared, rng)
+        seen, update = push(tracker, tile_reader, smeared, rng)
         missed.append(len(ids) - len(seen))
         assert update.blurred and not update.still and not update.changed
     assert max(missed) >= 5  # the blur does hide tiles from the detector
-    back = [push(tracker, reader, image, rng)[1] for _ in range(3)]
+    back = [push(tracker, tile_reader, image, rng)[1] for _ in range(3)]
     # The frame the tiles come back in churns; then the sharp frames are still again.
     assert [u.still for u in back] == [False, True, True]
     assert not any(u.blurred or u.changed for u in back) and back[-1].ids == ids
 
 
-def test_rummikub_turn_with_a_hand_in_the_photo_after_takes_nothing_away(photos, reader,
+def test_rummikub_turn_with_a_hand_in_the_photo_after_takes_nothing_away(table_photos, tile_reader,
                                                                           tmp_path, capsys):
     """Two photos, the second with a hand over tiles: not "left the table"; named."""
     import json
@@ -160,8 +140,8 @@ def test_rummikub_turn_with_a_hand_in_the_photo_after_takes_nothing_away(photos,
     from app.cli import main
     from vision.game.turn import judge_turn
 
-    image = photos[0].read()
-    found = reader.read(image)
+    image = table_photos[0].read()
+    found = tile_reader.read(image)
     size = tile_height(found)
     centre = found.centers[len(found) // 2]
     with_hand = _hand(image.astype(np.float32), (centre[0], centre[1] + 0.3 * size),
@@ -170,7 +150,7 @@ def test_rummikub_turn_with_a_hand_in_the_photo_after_takes_nothing_away(photos,
     cv2.imwrite(str(before), image)
     cv2.imwrite(str(after), with_hand)
     # The tiles alone say several left the table: the hand hides them.
-    alone = judge_turn(found, reader.read(with_hand))
+    alone = judge_turn(found, tile_reader.read(with_hand))
     assert len(alone.left) >= 3
     main(["turn", str(before), str(after), "--json"])
     out = json.loads(capsys.readouterr().out)
@@ -181,15 +161,15 @@ def test_rummikub_turn_with_a_hand_in_the_photo_after_takes_nothing_away(photos,
                for c in out["check"])
 
 
-def test_rummikub_turn_still_sees_a_tile_taken_away(photos, reader, tmp_path, capsys):
+def test_rummikub_turn_still_sees_a_tile_taken_away(table_photos, tile_reader, tmp_path, capsys):
     """The other side: a tile taken off between the photos (its place inpainted from the
     table around it) left the table, hand or no hand elsewhere."""
     import json
 
     from app.cli import main
 
-    image = photos[1].read()
-    found = reader.read(image)
+    image = table_photos[1].read()
+    found = tile_reader.read(image)
     # The tile with the most bare table around it (as in the tracker's test above).
     lone = int(np.argmax([min(float(np.linalg.norm(c - o)) for k, o in
                               enumerate(found.centers) if k != i)

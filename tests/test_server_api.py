@@ -21,7 +21,8 @@ from tests.server_helpers import (
     RUN_B1_B4,
     RUN_O7_O10,
     RUN_R2_R5,
-    FakeClock,
+    game_in_round,
+    h,
     make_app,
     new_game,
     reader,
@@ -40,17 +41,8 @@ BROKEN = table_photo(RUN_R2_R5, GROUP_9S, PAIR_O11_O12)  # adds an invalid pair
 
 
 @pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
 def app(tmp_path, clock):
     return make_app(tmp_path, clock=clock, tick_s=0.05)
-
-
-def h(game):
-    return {"X-Token": game["token"]}
 
 
 def play_photo(client, game, data):
@@ -132,8 +124,7 @@ def test_turns_are_judged_from_table_photos_and_the_table_is_restored_after_a_fo
 
 
 def test_a_turn_without_new_tiles_is_a_pass_and_draws_one(client, app):
-    game = new_game(client, app)
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
+    game = game_in_round(client, app)
     verdict = end_turn(client, game)
     assert verdict["passed"] and verdict["draws"] == 1 and verdict["penalty"] is None
 
@@ -170,9 +161,8 @@ def test_the_timer_pauses_resumes_and_extends_the_same_for_every_phone(client, a
 
 
 def test_when_time_runs_out_the_server_spells_out_the_penalty(client, app, clock):
-    game = new_game(client, app, timer={"seconds": 60})
+    game = game_in_round(client, app, timer={"seconds": 60})
     gid = game["id"]
-    client.post(f"/api/games/{gid}/rounds", headers=h(game))
     play_photo(client, game, FIRST_MELD)
     end_turn(client, game)
     play_photo(client, game, BROKEN)  # Ben lays O11 O12: not a set
@@ -190,8 +180,7 @@ def test_when_time_runs_out_the_server_spells_out_the_penalty(client, app, clock
 
 
 def test_the_server_judges_a_timeout_by_itself_without_any_request(client, app, clock):
-    game = new_game(client, app, timer={"seconds": 30})
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
+    game = game_in_round(client, app, timer={"seconds": 30})
     clock.advance(31)
     storage = app.state.storage
     deadline = time.monotonic() + 5
@@ -202,9 +191,8 @@ def test_the_server_judges_a_timeout_by_itself_without_any_request(client, app, 
 
 
 def test_a_round_end_scores_the_racks_and_fills_the_sheet(client, app):
-    game = new_game(client, app, ("Ann", "Ben", "Cas"))
+    game = game_in_round(client, app, ("Ann", "Ben", "Cas"))
     gid = game["id"]
-    client.post(f"/api/games/{gid}/rounds", headers=h(game))
     response = client.post(f"/api/games/{gid}/round/end", headers=h(game),
                            json={"winner": "Ann", "racks": {"Ben": "R5 J K13", "Cas": "B2"}})
     assert response.status_code == 200, response.text
@@ -220,16 +208,14 @@ def test_a_round_end_scores_the_racks_and_fills_the_sheet(client, app):
 
 
 def test_pool_empty_scoring_needs_no_winner(client, app):
-    game = new_game(client, app)
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
+    game = game_in_round(client, app)
     response = client.post(f"/api/games/{game['id']}/round/end", headers=h(game),
                            json={"racks": {"Ann": "R3", "Ben": "K10"}, "pool_empty": True})
     assert response.json()["sheet"]["totals"] == {"Ann": 7, "Ben": -7}
 
 
 def test_a_round_end_without_winner_or_empty_pool_is_refused(client, app):
-    game = new_game(client, app)
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
+    game = game_in_round(client, app)
     response = client.post(f"/api/games/{game['id']}/round/end", headers=h(game),
                            json={"racks": {"Ann": "R3", "Ben": "K10"}})
     assert response.status_code == 422 and "winner" in response.json()["detail"]
@@ -263,8 +249,7 @@ def test_a_rack_is_scored_from_a_photo_or_from_typed_codes(client, app):
 
 
 def test_a_correction_rejudges_the_table_and_holds_for_that_place(client, app):
-    game = new_game(client, app)
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
+    game = game_in_round(client, app)
     reading = play_photo(client, game, FIRST_MELD)
     r5 = next(t["id"] for t in reading["tiles"] if t["color"] == "red" and t["number"] == 5)
     corrected = client.post(f"/api/games/{game['id']}/corrections", headers=h(game),
@@ -278,8 +263,7 @@ def test_a_correction_rejudges_the_table_and_holds_for_that_place(client, app):
 
 
 def test_a_corrected_table_keeps_its_photo_in_the_game_and_in_the_turn_it_decides(client, app):
-    game = new_game(client, app)
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
+    game = game_in_round(client, app)
     reading = play_photo(client, game, FIRST_MELD)
     r5 = next(t["id"] for t in reading["tiles"] if t["color"] == "red" and t["number"] == 5)
     client.post(f"/api/games/{game['id']}/corrections", headers=h(game),
@@ -371,9 +355,8 @@ def test_a_stored_photo_comes_back_as_sent(client, app):
 
 
 def test_live_frames_become_the_table_reading_only_once_they_hold(client, app):
-    game = new_game(client, app)
+    game = game_in_round(client, app)
     gid = game["id"]
-    client.post(f"/api/games/{gid}/rounds", headers=h(game))
     readings = []
     with client.websocket_connect(f"/api/games/{gid}/live?token={game['token']}") as ws:
         assert ws.receive_json()["type"] == "game"
@@ -442,8 +425,7 @@ def test_a_busy_table_drops_old_frames_and_reads_the_latest(tmp_path):
 
 
 def test_an_acknowledged_turn_is_already_committed_to_the_database(client, app, tmp_path):
-    game = new_game(client, app)
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
+    game = game_in_round(client, app)
     play_photo(client, game, FIRST_MELD)
     verdict = end_turn(client, game)
     # Another connection (another process could do the same) sees the turn at once.
@@ -467,9 +449,8 @@ def test_the_sample_photos_are_served_by_name_only(client):
 
 
 def test_travel_tin_timeout_restores_the_whole_table(client, app, clock):
-    game = new_game(client, app, edition="travel-tin", timer={"seconds": 60})
+    game = game_in_round(client, app, edition="travel-tin", timer={"seconds": 60})
     gid = game["id"]
-    client.post(f"/api/games/{gid}/rounds", headers=h(game))
     play_photo(client, game, FIRST_MELD)
     end_turn(client, game)
     play_photo(client, game, BROKEN)

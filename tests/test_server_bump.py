@@ -6,19 +6,8 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-import pytest
 
-from tests.server_helpers import GROUP_9S, RUN_R2_R5, new_game, start_round, table_photo
-from tests.test_server_camera import phone, read_frame
-
-FIRST_MELD = table_photo(RUN_R2_R5, GROUP_9S)
-
-
-@pytest.fixture
-def game(client, app):
-    game = new_game(client, app)
-    start_round(client, game)
-    return game
+from tests.live_helpers import FIRST_MELD, phone, read_frame
 
 
 def bumped(photo: bytes, degrees: float, shift) -> tuple[bytes, np.ndarray]:

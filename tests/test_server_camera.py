@@ -11,56 +11,13 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from app.server import frames
+from tests.live_helpers import FIRST_MELD, phone, read_frame, stats, taken, until_pong
 from tests.server_helpers import (
     GROUP_9S,
     RUN_B1_B4,
     RUN_R2_R5,
-    new_game,
-    start_round,
-    table_photo,
 )
-
-FIRST_MELD = table_photo(RUN_R2_R5, GROUP_9S)
-
-
-@pytest.fixture
-def game(client, app):
-    game = new_game(client, app)
-    start_round(client, game)
-    return game
-
-
-def phone(client, game, camera: str | None):
-    named = f"&camera={camera}" if camera else ""
-    ws = client.websocket_connect(f"/api/games/{game['id']}/live?token={game['token']}{named}")
-    ws.__enter__()
-    assert ws.receive_json()["type"] == "game"
-    return ws
-
-
-def until_pong(ws) -> list[dict]:
-    """Every message the socket had before the answer to a ping sent now."""
-    ws.send_text('{"type": "ping"}')
-    messages = []
-    while (message := ws.receive_json()) != {"type": "pong"}:
-        messages.append(message)
-    return messages
-
-
-def read_frame(ws) -> dict:
-    """Send the table photo as a frame; its reading."""
-    ws.send_bytes(FIRST_MELD)
-    while (message := ws.receive_json())["type"] != "reading":
-        assert message["type"] not in ("error", "camera-taken"), message
-    return message
-
-
-def stats(client, game) -> dict:
-    return client.get(f"/api/games/{game['id']}/frames/stats",
-                      headers={"X-Token": game["token"]}).json()
 
 
 def wait_read(client, game, n: int, timeout: float = 20.0) -> dict:
@@ -68,10 +25,6 @@ def wait_read(client, game, n: int, timeout: float = 20.0) -> dict:
     while (s := stats(client, game))["read"] + s["dropped"] < n and time.monotonic() < deadline:
         time.sleep(0.05)
     return s
-
-
-def taken(messages) -> list[dict]:
-    return [m for m in messages if m["type"] == "camera-taken"]
 
 
 def test_the_camera_started_last_takes_the_game_and_the_other_phone_is_told(client, game):

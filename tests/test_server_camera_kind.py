@@ -4,9 +4,7 @@ whose camera `rummikub watch` took over is told so by name, with a message id.""
 
 from __future__ import annotations
 
-from tests.test_server_camera import FIRST_MELD, game, phone, read_frame, stats, taken, until_pong
-
-__all__ = ["game"]  # the fixture, shared with tests/test_server_camera.py
+from tests.live_helpers import FIRST_MELD, phone, read_frame, stats, taken, until_pong
 
 
 def test_stats_say_whether_a_camera_films_and_which_kind(client, game):

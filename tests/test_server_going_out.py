@@ -9,12 +9,7 @@ import time
 
 import pytest
 
-from tests.server_helpers import FakeClock, make_app, new_game, turn_body
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
+from tests.server_helpers import game_in_round, h, make_app, new_game, turn_body
 
 
 @pytest.fixture
@@ -22,18 +17,13 @@ def app(tmp_path, clock):
     return make_app(tmp_path, clock=clock, tick_s=0.05)
 
 
-def h(game):
-    return {"X-Token": game["token"]}
-
-
 def view(client, game):
     return client.get(f"/api/games/{game['id']}", headers=h(game)).json()
 
 
 def test_counting_racks_longer_than_the_time_left_gives_no_timeout(client, app, clock):
-    game = new_game(client, app, timer={"seconds": 30})
+    game = game_in_round(client, app, timer={"seconds": 30})
     gid = game["id"]
-    client.post(f"/api/games/{gid}/rounds", headers=h(game))
     clock.advance(20)
     out = client.post(f"/api/games/{gid}/round/out", headers=h(game), json={"turn_id": 1})
     assert out.status_code == 200, out.text
@@ -64,9 +54,8 @@ def test_counting_racks_longer_than_the_time_left_gives_no_timeout(client, app, 
 
 
 def test_back_to_the_table_runs_the_turn_on_from_where_it_stopped(client, app, clock):
-    game = new_game(client, app, timer={"seconds": 30})
+    game = game_in_round(client, app, timer={"seconds": 30})
     gid = game["id"]
-    client.post(f"/api/games/{gid}/rounds", headers=h(game))
     clock.advance(20)
     client.post(f"/api/games/{gid}/round/out", headers=h(game))
     clock.advance(100)
@@ -86,9 +75,8 @@ def test_back_to_the_table_runs_the_turn_on_from_where_it_stopped(client, app, c
 
 
 def test_time_that_ran_out_before_anyone_went_out_still_counts(client, app, clock):
-    game = new_game(client, app, timer={"seconds": 30})
+    game = game_in_round(client, app, timer={"seconds": 30})
     gid = game["id"]
-    client.post(f"/api/games/{gid}/rounds", headers=h(game))
     clock.advance(31)
     client.post(f"/api/games/{gid}/round/out", headers=h(game))
     (verdict,) = app.state.storage.turns(gid)

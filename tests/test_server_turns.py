@@ -7,12 +7,7 @@ import threading
 
 import pytest
 
-from tests.server_helpers import FakeClock, make_app, new_game, turn_body
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
+from tests.server_helpers import game_in_round, h, make_app, turn_body
 
 
 @pytest.fixture
@@ -21,17 +16,12 @@ def app(tmp_path, clock):
     return make_app(tmp_path, clock=clock, tick_s=3600)
 
 
-def h(game):
-    return {"X-Token": game["token"]}
-
-
 def state(client, game) -> dict:
     return client.get(f"/api/games/{game['id']}", headers=h(game)).json()
 
 
 def test_the_turn_has_an_id_stable_across_reloads(client, app):
-    game = new_game(client, app)
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
+    game = game_in_round(client, app)
     first = state(client, game)["round"]["turn"]
     assert first["id"] == state(client, game)["round"]["turn"]["id"]
     client.post(f"/api/games/{game['id']}/turn/end", headers=h(game),
@@ -41,8 +31,7 @@ def test_the_turn_has_an_id_stable_across_reloads(client, app):
 
 
 def test_twenty_taps_on_one_turn_end_it_once(client, app):
-    game = new_game(client, app)
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
+    game = game_in_round(client, app)
     body = turn_body(client, game)
     start = threading.Barrier(20)
     answers = []
@@ -69,8 +58,7 @@ def test_twenty_taps_on_one_turn_end_it_once(client, app):
 
 
 def test_a_tap_after_the_servers_timeout_leaves_the_next_turn_alone(client, app, clock):
-    game = new_game(client, app, timer={"seconds": 60})
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
+    game = game_in_round(client, app, timer={"seconds": 60})
     body = turn_body(client, game)
     clock.advance(61)
     # The server's own timeout judges Ann's turn (as the tick does) ...
@@ -89,8 +77,7 @@ def test_a_tap_after_the_servers_timeout_leaves_the_next_turn_alone(client, app,
 
 
 def test_a_tap_after_the_deadline_before_the_tick_is_refused_too(client, app, clock):
-    game = new_game(client, app, timer={"seconds": 60})
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
+    game = game_in_round(client, app, timer={"seconds": 60})
     body = turn_body(client, game)
     clock.advance(61)
     late = client.post(f"/api/games/{game['id']}/turn/end", headers=h(game), json=body)
@@ -102,8 +89,7 @@ def test_a_tap_after_the_deadline_before_the_tick_is_refused_too(client, app, cl
 
 @pytest.mark.parametrize("kind", ["pause", "resume", "extend", "end"])
 def test_every_turn_call_needs_the_turn_id(client, app, kind):
-    game = new_game(client, app, timer={"seconds": 60, "extensions": 2})
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
+    game = game_in_round(client, app, timer={"seconds": 60, "extensions": 2})
     before = state(client, game)["round"]["turn"]
     for body in (None, {}, {"turn_id": ""}):
         answer = client.post(f"/api/games/{game['id']}/turn/{kind}", headers=h(game),
@@ -115,8 +101,7 @@ def test_every_turn_call_needs_the_turn_id(client, app, kind):
 
 @pytest.mark.parametrize("kind", ["pause", "extend", "end"])
 def test_a_call_for_an_ended_turn_changes_nothing(client, app, kind):
-    game = new_game(client, app, timer={"seconds": 60, "extensions": 2})
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
+    game = game_in_round(client, app, timer={"seconds": 60, "extensions": 2})
     old = turn_body(client, game)
     assert client.post(f"/api/games/{game['id']}/turn/end", headers=h(game),
                        json=old).status_code == 200
@@ -129,8 +114,7 @@ def test_a_call_for_an_ended_turn_changes_nothing(client, app, kind):
 
 
 def test_a_turn_cut_short_by_the_rounds_end_is_refused_in_the_next_round(client, app):
-    game = new_game(client, app)
-    client.post(f"/api/games/{game['id']}/rounds", headers=h(game))
+    game = game_in_round(client, app)
     old = turn_body(client, game)
     client.post(f"/api/games/{game['id']}/round/end", headers=h(game),
                 json={"winner": "Ann", "racks": {"Ben": "R5"}})

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.test_camera_motion import bumped
+from tests.tracker_helpers import bumped
 
 KEY, DEGREES, SHIFT = "rummy2-17", 2.0, (-80, 0)  # the turn cuts K8 at the top left
 
