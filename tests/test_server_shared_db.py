@@ -64,21 +64,22 @@ def test_a_locked_game_is_skipped_and_its_change_is_heard_by_the_other_process(p
         storage.close()
 
 
-def test_a_change_that_rolls_back_is_not_heard(postgres_url):
-    storage = Storage(postgres_url)
+def test_a_change_that_rolls_back_is_not_heard_nor_a_process_own_change(postgres_url):
+    storage, other = Storage(postgres_url), Storage(postgres_url)  # two processes' storages
     game = storage.create_game({"players": ["Ann", "Ben"]}, {"phase": "setup"})
     heard: list[str] = []
     listener = storage.listen(heard.append)
     try:
         assert listener.ready.wait(10)
+        storage.save_state(game.id, {"phase": "setup", "by": "this process"})
         try:
-            with storage.transaction() as db:
-                storage.notify(db, game.id)
+            with other.transaction() as db:
+                other.notify(db, game.id)
                 raise RuntimeError("the write failed")
         except RuntimeError:
             pass
-        with storage.transaction() as db:
-            storage.notify(db, "after")  # delivered in order: once heard, the first was not
+        with other.transaction() as db:
+            other.notify(db, "after")  # delivered in order: once heard, the first was not
         deadline = time.monotonic() + 10
         while "after" not in heard and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -86,6 +87,7 @@ def test_a_change_that_rolls_back_is_not_heard(postgres_url):
     finally:
         listener.close()
         storage.close()
+        other.close()
 
 
 def test_health_can_tell_whether_the_database_answers(postgres_server, postgres_url):

@@ -20,17 +20,21 @@ CHANNEL = "rummikub_games"
 RETRY_S = 1.0  # a lost listening connection is made again after this
 
 
-def notify(db: Connection, game_id: str) -> None:
-    """Inside a write's transaction: other processes hear `game_id` once it commits."""
+def notify(db: Connection, game_id: str, origin: str | None = None) -> None:
+    """Inside a write's transaction: other processes hear `game_id` once it commits.
+    `origin` names the sending process (its listener drops what it sent itself)."""
     if db.dialect.name == "postgresql":
-        db.execute(text("SELECT pg_notify(:channel, :id)"), {"channel": CHANNEL, "id": game_id})
+        payload = game_id if origin is None else f"{game_id} {origin}"
+        db.execute(text("SELECT pg_notify(:channel, :id)"), {"channel": CHANNEL, "id": payload})
 
 
 class Listener:
     """A thread calling `on_game(game_id)` for each id another process notifies."""
 
-    def __init__(self, conninfo: str | None, on_game: Callable[[str], None]):
+    def __init__(self, conninfo: str | None, on_game: Callable[[str], None], *,
+                 origin: str | None = None):
         self._conninfo = conninfo
+        self._origin = origin  # this process's changes: not told again
         self._on_game = on_game
         self._stop = threading.Event()
         self.ready = threading.Event()  # set once LISTEN is in place
@@ -57,7 +61,10 @@ class Listener:
                             "%.0f s", error, RETRY_S)
                 self._stop.wait(RETRY_S)
 
-    def _tell(self, game_id: str) -> None:
+    def _tell(self, payload: str) -> None:
+        game_id, _, origin = payload.partition(" ")
+        if origin and origin == self._origin:
+            return
         try:
             self._on_game(game_id)
         except Exception:  # one listener's failure never stops the others hearing

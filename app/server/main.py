@@ -287,11 +287,15 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
                 except Exception:  # the tick must outlive any one bad game
                     log.exception("timeout tick failed")
 
+        # Games changed by other server processes on this database (PostgreSQL): their
+        # live sockets read them again. On SQLite it hears nothing.
+        listener = storage.listen(service.heard)
         task = asyncio.get_running_loop().create_task(tick())
         try:
             yield
         finally:
             task.cancel()
+            listener.close()
             await hub.close()
             storage.close()
 
