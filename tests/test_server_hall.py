@@ -180,6 +180,68 @@ def test_timed_out_turns_are_judged_once_while_both_processes_tick(hall):
         assert paused.status_code in (200, 409), paused.text
 
 
+@pytest.fixture(scope="module")
+def proxy(hall):
+    """nginx with the hall's example config (docs/hall/nginx.conf) before both processes."""
+    from tests.hall_proxy import Nginx, nginx_bin
+
+    if nginx_bin() is None:
+        pytest.skip("nginx is not installed (apt-get install nginx-light; .ci/run does)")
+    nginx = Nginx([s.port for s in hall])
+    checked = nginx.check()
+    assert checked.returncode == 0, checked.stderr
+    nginx.start()
+    yield nginx
+    nginx.stop()
+
+
+def _socket_game(phone, want, seconds: float = 5) -> dict:
+    """The first `game` message on the socket whose game `want` accepts."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        message = json.loads(phone.recv(timeout=max(0.1, deadline - time.monotonic())))
+        if message["type"] == "game" and want(message["game"]):
+            return message["game"]
+    raise AssertionError("the socket never told the game")
+
+
+def test_a_game_and_its_live_socket_through_the_hall_proxy(hall, proxy):
+    from websockets.sync.client import connect
+
+    with httpx.Client(base_url=proxy.base, timeout=60) as http:
+        assert http.get("/api/health").json()["database_ok"]
+        assert "<html" in http.get("/").text.lower()
+        game_id, h = _new_game(http, hall[0].table_token)
+        assert http.post(f"/api/games/{game_id}/rounds", headers=h).is_success
+        photo = http.post(f"/api/games/{game_id}/photo", headers=h,
+                          files={"photo": ("t.jpg", FIRST_MELD, "image/jpeg")})
+        assert photo.status_code == 200, photo.text
+        socket_url = proxy.base.replace("http", "ws") + f"/api/games/{game_id}/live" \
+            f"?token={h['X-Token']}"
+        with connect(socket_url, open_timeout=30) as phone:
+            first = _socket_game(phone, lambda g: True, 30)
+            assert first["round"]["turn"]["number"] == 1
+            phone.send(json.dumps({"type": "ping"}))
+            # A turn ended through the proxy, then one straight at each process (one of
+            # them is the socket's, the other tells it over the database).
+            turn = _running(http, game_id, h)
+            answer = http.post(f"/api/games/{game_id}/turn/end", headers=h,
+                               json={"turn_id": turn["id"]})
+            assert answer.status_code == 200, answer.text
+            assert _socket_game(phone, lambda g: g["round"]["turn"]["number"] == 2)
+            for server in hall:
+                with httpx.Client(base_url=server.base, timeout=60) as direct:
+                    turn = _running(direct, game_id, h)
+                    assert direct.post(f"/api/games/{game_id}/turn/end", headers=h,
+                                       json={"turn_id": turn["id"]}).status_code == 200
+                started = time.monotonic()
+                assert _socket_game(phone, lambda g, n=turn["number"] + 1:
+                                    g["round"]["turn"]["number"] == n)
+                assert time.monotonic() - started < 1.0
+        history = http.get(f"/api/games/{game_id}/history", headers=h).json()["turns"]
+        assert [t["turn"] for t in history] == [1, 2, 3]
+
+
 def test_a_process_killed_mid_turn_loses_no_turn_and_the_other_judges_its_timeout(hall):
     a, b = _clients(hall)
     game_id, h = _new_game(a, hall[0].table_token, {"enabled": True, "seconds": 2.5})
@@ -202,3 +264,15 @@ def test_a_process_killed_mid_turn_loses_no_turn_and_the_other_judges_its_timeou
     judged = [t for t in history if t["turn"] == mid["number"]]
     assert len(judged) == 1 and judged[0]["timed_out"], history
     assert len(numbers) == len(set(numbers))
+
+
+def test_the_proxy_sends_every_table_to_the_process_left(hall, proxy):
+    hall[0].kill()  # as the test before left it (run alone, it is killed here)
+    with httpx.Client(base_url=proxy.base, timeout=60) as http:
+        for _ in range(3):  # whichever process each game was sent to before
+            game_id, h = _new_game(http, hall[1].table_token)
+            assert http.post(f"/api/games/{game_id}/rounds", headers=h).is_success
+            turn = _running(http, game_id, h)
+            answer = http.post(f"/api/games/{game_id}/turn/end", headers=h,
+                               json={"turn_id": turn["id"]})
+            assert answer.status_code == 200, answer.text
