@@ -96,3 +96,33 @@ def test_health_can_tell_whether_the_database_answers(postgres_server, postgres_
     postgres_server.drop_database(postgres_url)
     assert not storage.reachable()
     storage.close()
+
+
+def test_a_lost_listening_connection_is_made_again_and_says_so(postgres_url):
+    from sqlalchemy import create_engine, text
+
+    storage, other = Storage(postgres_url), Storage(postgres_url)
+    heard: list[str] = []
+    again = threading.Event()
+    listener = storage.listen(heard.append, on_reconnect=again.set)
+    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    try:
+        assert listener.ready.wait(10)
+        with admin.connect() as db:  # the database server drops the listening connection
+            ended = db.execute(text(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE query LIKE 'LISTEN %' AND datname = current_database() "
+                "AND pid <> pg_backend_pid()")).scalars().all()
+        assert ended == [True]
+        assert again.wait(10), "the listener did not say it listens again"
+        other.save_state(other.create_game({"players": ["A", "B"]}, {"phase": "setup"}).id,
+                         {"phase": "setup", "n": 1})
+        deadline = time.monotonic() + 10
+        while not heard and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(heard) == 1  # and it hears again
+    finally:
+        admin.dispose()
+        listener.close()
+        storage.close()
+        other.close()

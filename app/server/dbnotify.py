@@ -32,8 +32,11 @@ class Listener:
     """A thread calling `on_game(game_id)` for each id another process notifies."""
 
     def __init__(self, conninfo: str | None, on_game: Callable[[str], None], *,
-                 origin: str | None = None):
+                 origin: str | None = None, on_reconnect: Callable[[], None] | None = None):
         self._conninfo = conninfo
+        # Called once listening again after a lost connection: what was sent meanwhile
+        # was not heard, so the caller reads its games again.
+        self._on_reconnect = on_reconnect
         self._origin = origin  # this process's changes: not told again
         self._on_game = on_game
         self._stop = threading.Event()
@@ -52,7 +55,10 @@ class Listener:
             try:
                 with psycopg.connect(self._conninfo, autocommit=True) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    again = self.ready.is_set()
                     self.ready.set()
+                    if again and self._on_reconnect is not None:
+                        self._call(self._on_reconnect)
                     while not self._stop.is_set():
                         for note in conn.notifies(timeout=0.5):
                             self._tell(note.payload)
@@ -65,10 +71,14 @@ class Listener:
         game_id, _, origin = payload.partition(" ")
         if origin and origin == self._origin:
             return
+        self._call(self._on_game, game_id)
+
+    @staticmethod
+    def _call(function, *args) -> None:
         try:
-            self._on_game(game_id)
+            function(*args)
         except Exception:  # one listener's failure never stops the others hearing
-            log.exception("a change of game %s was heard but not passed on", game_id)
+            log.exception("a change heard from another server was not passed on")
 
     def close(self) -> None:
         self._stop.set()

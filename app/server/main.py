@@ -289,7 +289,8 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
 
         # Games changed by other server processes on this database (PostgreSQL): their
         # live sockets read them again. On SQLite it hears nothing.
-        listener = storage.listen(service.heard)
+        listener = storage.listen(service.heard,
+                                  on_reconnect=lambda: [service.heard(g) for g in list(hub.games)])
         task = asyncio.get_running_loop().create_task(tick())
         try:
             yield

@@ -224,14 +224,17 @@ class Storage:
         database hear `game_id` once it commits (`listen`)."""
         dbnotify.notify(db, game_id, self.origin)
 
-    def listen(self, on_game) -> dbnotify.Listener:
+    def listen(self, on_game, on_reconnect=None) -> dbnotify.Listener:
         """Call `on_game(game_id)` (on a thread of its own) for each game another process
-        changed; `.close()` it at shutdown. On SQLite it never calls."""
+        changed, and `on_reconnect()` when listening again after a lost connection (what
+        was changed meanwhile was not heard); `.close()` it at shutdown. On SQLite it
+        never calls."""
         conninfo = None
         if not self.target.is_sqlite:
             conninfo = self.target.url.set(drivername="postgresql").render_as_string(
                 hide_password=False)
-        return dbnotify.Listener(conninfo, on_game, origin=self.origin)
+        return dbnotify.Listener(conninfo, on_game, origin=self.origin,
+                                 on_reconnect=on_reconnect)
 
     def reachable(self) -> bool:
         """Whether the database answers now (for /api/health)."""
