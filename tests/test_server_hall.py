@@ -276,3 +276,16 @@ def test_the_proxy_sends_every_table_to_the_process_left(hall, proxy):
             answer = http.post(f"/api/games/{game_id}/turn/end", headers=h,
                                json={"turn_id": turn["id"]})
             assert answer.status_code == 200, answer.text
+
+
+def test_no_process_logged_a_failed_judging_or_an_unexpected_error(hall):
+    """Two processes judging one turn at once would meet on its row in `turns` (one
+    primary key per turn): the history stays right, but the loser fails and logs it."""
+    logs = []
+    for server in hall:
+        server.stop()
+        logs.append(server.proc.stdout.read())
+    assert all(logs), "a server process printed nothing"
+    for log in logs:
+        assert "judging the timed-out turn" not in log, log[-3000:]
+        assert "unexpected error" not in log and "Traceback" not in log, log[-3000:]
