@@ -126,3 +126,64 @@ def test_a_lost_listening_connection_is_made_again_and_says_so(postgres_url):
         listener.close()
         storage.close()
         other.close()
+
+
+class _Tracker:
+    """Records what the frame hub tells a camera's tracker."""
+
+    def __init__(self):
+        self.told: list[str] = []
+
+    def commit(self):
+        self.told.append("commit")
+
+    def reset(self):
+        self.told.append("reset")
+
+
+def test_a_camera_tracker_hears_of_turns_and_rounds_made_by_another_process(postgres_url):
+    """The camera is on this process; the game is changed through another one (only the
+    game's id travels: what happened is read from the database)."""
+    from app.server.frames import FrameHub
+    from app.server.games import GameService
+
+    here, there = Storage(postgres_url), Storage(postgres_url)
+    service, other = GameService(here, None), GameService(there, None)
+    hub = FrameHub(service, None)
+    heard = []
+    service.listeners.append(lambda game_id, what: heard.append(what))
+    listener = here.listen(service.heard)
+
+    def after(count: int) -> None:
+        deadline = time.monotonic() + 5
+        while len(heard) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(heard) >= count, "the other process's change was not heard"
+
+    try:
+        assert listener.ready.wait(10)
+        game = service.create(["Ann", "Ben"])
+        gf = hub._frames(game.id)  # the camera streams here
+        gf.tracker = _Tracker()
+        other.start_round(game.id)  # a round started there: this camera's tracks go
+        after(1)
+        assert gf.tracker.told == ["reset"]
+        turn = other.view(game.id)["round"]["turn"]
+        other.end_turn(game.id, meant=turn["id"])  # a pass: not legal, the table stands
+        after(2)
+        assert gf.tracker.told == ["reset"]
+        # A legal turn judged there (its state as the judging leaves it): committed here.
+        state = there.game(game.id).state
+        state["turn_count"] += 1
+        state["last_verdict"]["legal"] = True
+        there.save_state(game.id, state)
+        after(3)
+        assert gf.tracker.told == ["reset", "commit"]
+        other.end_round(game.id, "Ann", {"Ben": "R5"})
+        other.start_round(game.id)
+        after(5)
+        assert gf.tracker.told == ["reset", "commit", "reset"]
+    finally:
+        listener.close()
+        here.close()
+        there.close()
