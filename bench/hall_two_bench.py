@@ -16,7 +16,9 @@ from the other one.
 
 Reported: stable camera changes stored by the phone's process, and how many of them the
 watcher on the other process saw (a `game` message with that reading), with the delay
-from the phone's `changed` message (p50 / p95); turns judged (timed out / by hand),
+from the phone's `changed` message (p50 / p95); of those not seen, how many were the table
+for under a second because a turn was judged right after (a timeout sets the table back:
+only ids travel, so the watcher reads the table as it is by then); turns judged (timed out / by hand),
 duplicates in any history (a turn number twice: must be 0), gaps, hand ends answered 200
 that are missing from the history (must be 0), 5xx answers, and the lines the servers
 logged about failed judging.
@@ -71,6 +73,7 @@ class Table:
         self.offset = CHANGE_EVERY * number / 7.0 % CHANGE_EVERY
         self.stored: dict[int, float] = {}  # reading id -> when the phone heard it stable
         self.seen: dict[int, float] = {}  # reading id -> when the watcher saw it
+        self.stored_wall: dict[int, float] = {}  # the same on the wall clock (turns' "at")
 
     def picture(self, t: float, k: int) -> bytes:
         done = int(max(0.0, t - 5.0 - self.offset) // CHANGE_EVERY)
@@ -90,6 +93,7 @@ class Table:
                         if message.get("type") == "reading" and message.get("changed") \
                                 and stored.get("reading_id"):
                             self.stored.setdefault(stored["reading_id"], time.perf_counter())
+                            self.stored_wall.setdefault(stored["reading_id"], time.time())
             receiver = asyncio.create_task(receive())
             k = 0
             while time.perf_counter() - began < seconds:
@@ -221,12 +225,18 @@ def main(argv: list[str] | None = None) -> int:
         gaps += len(set(range(1, max(numbers, default=0) + 1)) - set(numbers))
         timed_out += sum(1 for v in turns if v["timed_out"])
     judged = {(g, v["turn"]) for g, turns in histories.items() for v in turns}
+    # A reading the watcher never saw: was it the table for less than the watcher needs to
+    # read it, a turn judged at once after it (which set the table back, or on)?
+    missed = [(t, r) for t in tables for r in t.stored if r not in t.seen]
+    superseded = sum(1 for t, r in missed if any(
+        0.0 <= v["at"] - t.stored_wall[r] <= 1.0 for v in histories[t.game["id"]]))
     lost = [a for a in acknowledged if a not in judged]
     p = (lambda q: round(float(np.percentile(delays, q)), 3)) if delays else (lambda q: None)
     result = {
         "tables": args.tables, "fps": args.fps, "seconds": args.seconds, "turn_s": args.turn,
         "changes_stored": stored, "changes_seen_on_other_process": len(delays),
         "seen_delay_p50_s": p(50), "seen_delay_p95_s": p(95),
+        "not_seen": len(missed), "not_seen_a_turn_judged_within_1s": superseded,
         "turns_judged": len(judged), "timed_out": timed_out,
         "ended_by_hand": answers.get(200, 0), "hand_ends_refused_409": answers.get(409, 0),
         "answers": answers, "duplicate_turns": duplicates, "gaps": gaps,
@@ -236,14 +246,16 @@ def main(argv: list[str] | None = None) -> int:
           f"turns of {args.turn:g} s, {args.seconds:g} s")
     print(f"  camera changes stored {stored}, seen by the watcher on the other process "
           f"{len(delays)} (delay p50 {result['seen_delay_p50_s']} s, "
-          f"p95 {result['seen_delay_p95_s']} s)")
+          f"p95 {result['seen_delay_p95_s']} s); not seen {len(missed)}, of which a turn "
+          f"was judged within 1 s after {superseded} (the table was set again before the "
+          f"watcher read it)")
     print(f"  turns judged {len(judged)} ({timed_out} timed out, {answers.get(200, 0)} by "
           f"hand, {answers.get(409, 0)} hand ends refused 409); duplicates {duplicates}, "
           f"gaps {gaps}, acknowledged but missing {len(lost)}, answers {answers}, failed "
           f"judging in the logs {failed_lines}")
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
-    ok = duplicates == 0 and not lost and len(delays) == stored and gaps == 0
+    ok = duplicates == 0 and not lost and gaps == 0 and len(missed) == superseded
     return 0 if ok else 1
 
 
