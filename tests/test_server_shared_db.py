@@ -64,21 +64,22 @@ def test_a_locked_game_is_skipped_and_its_change_is_heard_by_the_other_process(p
         storage.close()
 
 
-def test_a_change_that_rolls_back_is_not_heard(postgres_url):
-    storage = Storage(postgres_url)
+def test_a_change_that_rolls_back_is_not_heard_nor_a_process_own_change(postgres_url):
+    storage, other = Storage(postgres_url), Storage(postgres_url)  # two processes' storages
     game = storage.create_game({"players": ["Ann", "Ben"]}, {"phase": "setup"})
     heard: list[str] = []
     listener = storage.listen(heard.append)
     try:
         assert listener.ready.wait(10)
+        storage.save_state(game.id, {"phase": "setup", "by": "this process"})
         try:
-            with storage.transaction() as db:
-                storage.notify(db, game.id)
+            with other.transaction() as db:
+                other.notify(db, game.id)
                 raise RuntimeError("the write failed")
         except RuntimeError:
             pass
-        with storage.transaction() as db:
-            storage.notify(db, "after")  # delivered in order: once heard, the first was not
+        with other.transaction() as db:
+            other.notify(db, "after")  # delivered in order: once heard, the first was not
         deadline = time.monotonic() + 10
         while "after" not in heard and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -86,6 +87,7 @@ def test_a_change_that_rolls_back_is_not_heard(postgres_url):
     finally:
         listener.close()
         storage.close()
+        other.close()
 
 
 def test_health_can_tell_whether_the_database_answers(postgres_server, postgres_url):
@@ -94,3 +96,94 @@ def test_health_can_tell_whether_the_database_answers(postgres_server, postgres_
     postgres_server.drop_database(postgres_url)
     assert not storage.reachable()
     storage.close()
+
+
+def test_a_lost_listening_connection_is_made_again_and_says_so(postgres_url):
+    from sqlalchemy import create_engine, text
+
+    storage, other = Storage(postgres_url), Storage(postgres_url)
+    heard: list[str] = []
+    again = threading.Event()
+    listener = storage.listen(heard.append, on_reconnect=again.set)
+    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    try:
+        assert listener.ready.wait(10)
+        with admin.connect() as db:  # the database server drops the listening connection
+            ended = db.execute(text(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE query LIKE 'LISTEN %' AND datname = current_database() "
+                "AND pid <> pg_backend_pid()")).scalars().all()
+        assert ended == [True]
+        assert again.wait(10), "the listener did not say it listens again"
+        other.save_state(other.create_game({"players": ["A", "B"]}, {"phase": "setup"}).id,
+                         {"phase": "setup", "n": 1})
+        deadline = time.monotonic() + 10
+        while not heard and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(heard) == 1  # and it hears again
+    finally:
+        admin.dispose()
+        listener.close()
+        storage.close()
+        other.close()
+
+
+class _Tracker:
+    """Records what the frame hub tells a camera's tracker."""
+
+    def __init__(self):
+        self.told: list[str] = []
+
+    def commit(self):
+        self.told.append("commit")
+
+    def reset(self):
+        self.told.append("reset")
+
+
+def test_a_camera_tracker_hears_of_turns_and_rounds_made_by_another_process(postgres_url):
+    """The camera is on this process; the game is changed through another one (only the
+    game's id travels: what happened is read from the database)."""
+    from app.server.frames import FrameHub
+    from app.server.games import GameService
+
+    here, there = Storage(postgres_url), Storage(postgres_url)
+    service, other = GameService(here, None), GameService(there, None)
+    hub = FrameHub(service, None)
+    heard = []
+    service.listeners.append(lambda game_id, what: heard.append(what))
+    listener = here.listen(service.heard)
+
+    def after(count: int) -> None:
+        deadline = time.monotonic() + 5
+        while len(heard) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(heard) >= count, "the other process's change was not heard"
+
+    try:
+        assert listener.ready.wait(10)
+        game = service.create(["Ann", "Ben"])
+        gf = hub._frames(game.id)  # the camera streams here
+        gf.tracker = _Tracker()
+        other.start_round(game.id)  # a round started there: this camera's tracks go
+        after(1)
+        assert gf.tracker.told == ["reset"]
+        turn = other.view(game.id)["round"]["turn"]
+        other.end_turn(game.id, meant=turn["id"])  # a pass: not legal, the table stands
+        after(2)
+        assert gf.tracker.told == ["reset"]
+        # A legal turn judged there (its state as the judging leaves it): committed here.
+        state = there.game(game.id).state
+        state["turn_count"] += 1
+        state["last_verdict"]["legal"] = True
+        there.save_state(game.id, state)
+        after(3)
+        assert gf.tracker.told == ["reset", "commit"]
+        other.end_round(game.id, "Ann", {"Ben": "R5"})
+        other.start_round(game.id)
+        after(5)
+        assert gf.tracker.told == ["reset", "commit", "reset"]
+    finally:
+        listener.close()
+        here.close()
+        there.close()

@@ -20,17 +20,24 @@ CHANNEL = "rummikub_games"
 RETRY_S = 1.0  # a lost listening connection is made again after this
 
 
-def notify(db: Connection, game_id: str) -> None:
-    """Inside a write's transaction: other processes hear `game_id` once it commits."""
+def notify(db: Connection, game_id: str, origin: str | None = None) -> None:
+    """Inside a write's transaction: other processes hear `game_id` once it commits.
+    `origin` names the sending process (its listener drops what it sent itself)."""
     if db.dialect.name == "postgresql":
-        db.execute(text("SELECT pg_notify(:channel, :id)"), {"channel": CHANNEL, "id": game_id})
+        payload = game_id if origin is None else f"{game_id} {origin}"
+        db.execute(text("SELECT pg_notify(:channel, :id)"), {"channel": CHANNEL, "id": payload})
 
 
 class Listener:
     """A thread calling `on_game(game_id)` for each id another process notifies."""
 
-    def __init__(self, conninfo: str | None, on_game: Callable[[str], None]):
+    def __init__(self, conninfo: str | None, on_game: Callable[[str], None], *,
+                 origin: str | None = None, on_reconnect: Callable[[], None] | None = None):
         self._conninfo = conninfo
+        # Called once listening again after a lost connection: what was sent meanwhile
+        # was not heard, so the caller reads its games again.
+        self._on_reconnect = on_reconnect
+        self._origin = origin  # this process's changes: not told again
         self._on_game = on_game
         self._stop = threading.Event()
         self.ready = threading.Event()  # set once LISTEN is in place
@@ -48,7 +55,10 @@ class Listener:
             try:
                 with psycopg.connect(self._conninfo, autocommit=True) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    again = self.ready.is_set()
                     self.ready.set()
+                    if again and self._on_reconnect is not None:
+                        self._call(self._on_reconnect)
                     while not self._stop.is_set():
                         for note in conn.notifies(timeout=0.5):
                             self._tell(note.payload)
@@ -57,11 +67,18 @@ class Listener:
                             "%.0f s", error, RETRY_S)
                 self._stop.wait(RETRY_S)
 
-    def _tell(self, game_id: str) -> None:
+    def _tell(self, payload: str) -> None:
+        game_id, _, origin = payload.partition(" ")
+        if origin and origin == self._origin:
+            return
+        self._call(self._on_game, game_id)
+
+    @staticmethod
+    def _call(function, *args) -> None:
         try:
-            self._on_game(game_id)
+            function(*args)
         except Exception:  # one listener's failure never stops the others hearing
-            log.exception("a change of game %s was heard but not passed on", game_id)
+            log.exception("a change heard from another server was not passed on")
 
     def close(self) -> None:
         self._stop.set()

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.server.games import GameError, GameService
+from app.server.games import ELSEWHERE, GameError, GameService
 from app.server.limits import DecodeBudget, ServerBusy, TooMuchToDecode
 from app.server.messages import Message, say, unfit_message
 from app.server.still import same_table, still_picture, still_pushes
@@ -124,6 +124,7 @@ class GameFrames:
     # messages show its tiles where the tracker sees them now, and a tap on one corrects it.
     live: dict | None = None
     hidden_now: tuple = (None, [])  # (photo id, its tiles the latest frame did not show)
+    seen: tuple | None = None  # the game as last seen here (`FrameHub._marks`)
 
 
 class FrameHub:
@@ -159,6 +160,7 @@ class FrameHub:
             row = self.service.row(game_id)
             gf = GameFrames(game_id, make_tracker(self.service.rules(row), self.hold),
                             finished=row.state["phase"] == "finished")
+            gf.seen = self._marks(game_id)
             for name, value in self.kept.pop(game_id, {}).items():
                 setattr(gf, name, value)
             self.games[game_id] = gf
@@ -484,6 +486,10 @@ class FrameHub:
         gf = self.games.get(game_id)
         if gf is None:
             return
+        if what == ELSEWHERE:
+            what = self._changed_elsewhere(gf)
+        elif what != "reading":
+            gf.seen = self._marks(game_id)
         if what == "finished":
             gf.finished = True
         with gf.slot_lock:
@@ -499,6 +505,31 @@ class FrameHub:
             message = {"type": "game-changed", "what": what}
             for queue in list(gf.subscribers):
                 self.loop.call_soon_threadsafe(offer, queue, message)
+
+    def _marks(self, game_id: str) -> tuple | None:
+        """What tells the tracker's events apart: round, turns judged, phase, whether the
+        last turn was legal."""
+        row = self.service.storage.game(game_id)
+        if row is None:
+            return None
+        state = row.state
+        return ((state.get("round") or {}).get("number"), state.get("turn_count"),
+                state.get("phase"), (state.get("last_verdict") or {}).get("legal"))
+
+    def _changed_elsewhere(self, gf: GameFrames) -> str:
+        """What another server process did to the game (it sends only the game's id), from
+        the game as stored now against as this process last saw it."""
+        before, now = gf.seen, self._marks(gf.game_id)
+        gf.seen = now
+        if now is None or before is None:
+            return ELSEWHERE
+        if now[2] == "finished":
+            return "finished"
+        if now[0] != before[0]:
+            return "round"
+        if now[1] != before[1]:
+            return "turn-accepted" if now[3] else "turn-rejected"
+        return ELSEWHERE
 
     def correct(self, game_id: str, point_xy: tuple[float, float], code: str,
                 view: str | None = None) -> None:

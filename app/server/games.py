@@ -19,6 +19,8 @@ import re
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -87,6 +89,13 @@ class Conflict(GameError):
 
 class BadInput(GameError):
     status = 422
+
+
+class Busy(Conflict):
+    """Another server process holds the game's row (only asked of with `wait=False`)."""
+
+
+ELSEWHERE = "elsewhere"  # what a change made by another server process is called
 
 
 def _in_round(rnd: dict, number: int) -> int:
@@ -366,9 +375,29 @@ class GameService:
         # tracker and live sockets push the game.
         self.listeners: list = []
 
-    def lock(self, game_id: str) -> threading.RLock:
+    @contextmanager
+    def lock(self, game_id: str, *, wait: bool = True) -> Iterator[None]:
+        """One change of a game: this process's lock for it and, on a database other
+        processes share (PostgreSQL), its row locked in a transaction that every read and
+        write inside joins, so the state read inside is the latest and another process's
+        change of the game waits for this one. `wait=False`: Busy at once when another
+        process holds the game (a timed-out turn is judged by whoever got it first)."""
         with self._locks_guard:
-            return self._locks.setdefault(game_id, threading.RLock())
+            local = self._locks.setdefault(game_id, threading.RLock())
+        with local:
+            if not self.storage.shared:
+                yield  # SQLite: one process, and a write transaction holds the whole file
+                return
+            with self.storage.transaction() as db:
+                if self.storage.lock_game(db, game_id, wait=wait) is None and not wait \
+                        and self.storage.game(game_id) is not None:
+                    raise Busy("another server process is changing this game; nothing was "
+                               "changed here")
+                yield
+
+    def heard(self, game_id: str) -> None:
+        """Another server process changed the game (`Storage.listen`)."""
+        self._notify(game_id, ELSEWHERE)
 
     def _notify(self, game_id: str, what: str) -> None:
         for listener in list(self.listeners):
@@ -713,6 +742,8 @@ class GameService:
 
     def check_timeout(self, game_id: str) -> dict | None:
         """Judge the running turn when its time is up (called on requests and by a tick)."""
+        if self.storage.full:
+            return None  # judged once space is back (reads go on meanwhile)
         row = self.storage.game(game_id)
         if row is None or row.state["phase"] != "playing" or not row.state["round"]["turn"]:
             return None
@@ -745,7 +776,9 @@ class GameService:
             # A tap after the deadline: the server's own timeout judges the turn first,
             # so the tap then names an ended turn and is refused.
             self.check_timeout(game_id)
-        with self.lock(game_id):
+        # A timed-out turn is judged by the process that gets the game first; the others
+        # skip it (SKIP LOCKED) rather than wait to find it judged.
+        with self.lock(game_id, wait=not only_if_expired):
             row = self.row(game_id)
             turn = self._running_turn(row, meant)
             if row.state["round"].get("counting"):

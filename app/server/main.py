@@ -289,11 +289,16 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
                 except Exception:  # the tick must outlive any one bad game
                     log.exception("timeout tick failed")
 
+        # Games changed by other server processes on this database (PostgreSQL): their
+        # live sockets read them again. On SQLite it hears nothing.
+        listener = storage.listen(service.heard,
+                                  on_reconnect=lambda: [service.heard(g) for g in list(hub.games)])
         task = asyncio.get_running_loop().create_task(tick())
         try:
             yield
         finally:
             task.cancel()
+            listener.close()
             await hub.close()
             storage.close()
 

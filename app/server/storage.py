@@ -18,6 +18,7 @@ so no turn is judged on a table photo that could not be kept.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import secrets
@@ -25,6 +26,7 @@ import shutil
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -101,9 +103,15 @@ class Storage:
         self.reserve = reserve
         self.path = self.target.path  # None for PostgreSQL
         self._folder = self.path.resolve().parent if self.path is not None else None
-        # One writer at a time in this process: SQLite has one write lock per file anyway,
-        # and a writer waiting here is not a writer failing with "database is locked".
-        self._lock = threading.RLock()
+        # One writer at a time in this process on SQLite: it has one write lock per file
+        # anyway, and a writer waiting here is not a writer failing with "database is
+        # locked". PostgreSQL locks rows: writers of different games go on side by side.
+        self._lock = threading.RLock() if self.target.is_sqlite else contextlib.nullcontext()
+        # The write transaction this thread has open: a write or read inside it joins it
+        # (a game's change holds its row lock to the end, and reads what it wrote).
+        self._open = threading.local()
+        # Names this process in its notifications, so it does not hear its own changes.
+        self.origin = uuid.uuid4().hex[:12]
         self._full_since: float | None = None  # when a write last failed for space
         self._free_at_full = 0
 
@@ -118,16 +126,30 @@ class Storage:
             return db.exec_driver_sql("PRAGMA journal_mode").scalar()
 
     # -- transactions and a full disk ------------------------------------------------------
+    @property
+    def shared(self) -> bool:
+        """Whether other server processes may use this database (PostgreSQL)."""
+        return not self.target.is_sqlite
+
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
-        """All writes inside are committed together when the block ends, or none are."""
+        """All writes inside are committed together when the block ends, or none are. One
+        opened inside another on the same thread is part of it."""
+        joined = getattr(self._open, "db", None)
+        if joined is not None:
+            yield joined
+            return
         with self._lock:
             self.refuse_if_full()
             try:
                 with self.engine.connect() as db:
                     db.execution_options(write=True)
                     with db.begin():
-                        yield db
+                        self._open.db = db
+                        try:
+                            yield db
+                        finally:
+                            self._open.db = None
             except DBAPIError as error:
                 if not self._is_disk_full(error):
                     raise
@@ -186,19 +208,33 @@ class Storage:
         row = db.execute(query).first()
         return _game_row(row) if row else None
 
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        """A connection to read on: the thread's open write transaction if any (it sees
+        what that wrote, under its row lock), else one of the pool's."""
+        joined = getattr(self._open, "db", None)
+        if joined is not None:
+            yield joined
+            return
+        with self.engine.connect() as db:
+            yield db
+
     def notify(self, db: Connection, game_id: str) -> None:
         """Inside a write's transaction: other server processes on this PostgreSQL
         database hear `game_id` once it commits (`listen`)."""
-        dbnotify.notify(db, game_id)
+        dbnotify.notify(db, game_id, self.origin)
 
-    def listen(self, on_game) -> dbnotify.Listener:
+    def listen(self, on_game, on_reconnect=None) -> dbnotify.Listener:
         """Call `on_game(game_id)` (on a thread of its own) for each game another process
-        changed; `.close()` it at shutdown. On SQLite it never calls."""
+        changed, and `on_reconnect()` when listening again after a lost connection (what
+        was changed meanwhile was not heard); `.close()` it at shutdown. On SQLite it
+        never calls."""
         conninfo = None
         if not self.target.is_sqlite:
             conninfo = self.target.url.set(drivername="postgresql").render_as_string(
                 hide_password=False)
-        return dbnotify.Listener(conninfo, on_game)
+        return dbnotify.Listener(conninfo, on_game, origin=self.origin,
+                                 on_reconnect=on_reconnect)
 
     def reachable(self) -> bool:
         """Whether the database answers now (for /api/health)."""
@@ -245,29 +281,28 @@ class Storage:
         return row
 
     def game(self, game_id: str) -> GameRow | None:
-        with self.engine.connect() as db:
+        with self._read() as db:
             row = db.execute(select(games).where(games.c.id == game_id)).first()
         return _game_row(row) if row else None
 
     def games(self) -> list[GameRow]:
-        with self.engine.connect() as db:
+        with self._read() as db:
             rows = db.execute(select(games).order_by(games.c.created_at)).fetchall()
         return [_game_row(r) for r in rows]
 
     def game_ids(self, phase: str) -> list[str]:
         """The games in one phase ("playing": those whose turn timers run)."""
-        with self.engine.connect() as db:
+        with self._read() as db:
             return list(db.execute(select(games.c.id).where(games.c.phase == phase)).scalars())
 
     def save_state(self, game_id: str, state: dict, db: Connection | None = None) -> None:
         """Replace a game's state (inside the caller's transaction when `db` is given)."""
         statement = update(games).where(games.c.id == game_id).values(
             state=json.dumps(state), phase=state.get("phase", "setup"), updated_at=time.time())
-        if db is not None:
-            db.execute(statement)
-            return
-        with self.transaction() as tx:
+        # Every change of a game changes its state: the other processes hear of it here.
+        with self.transaction() if db is None else contextlib.nullcontext(db) as tx:
             tx.execute(statement)
+            self.notify(tx, game_id)
 
     # -- photos ----------------------------------------------------------------------------
     def add_photo(self, game_id: str, data: bytes, kind: str, content_type: str = "image/jpeg",
@@ -286,13 +321,13 @@ class Storage:
     def photo(self, game_id: str, photo_id: str) -> tuple[bytes, str] | None:
         query = select(photos.c.data, photos.c.content_type).where(
             photos.c.id == photo_id, photos.c.game_id == game_id)
-        with self.engine.connect() as db:
+        with self._read() as db:
             row = db.execute(query).first()
         return (bytes(row.data), row.content_type) if row else None
 
     def photo_count(self, game_id: str) -> int:
         query = select(func.count()).select_from(photos).where(photos.c.game_id == game_id)
-        with self.engine.connect() as db:
+        with self._read() as db:
             return int(db.execute(query).scalar_one())
 
     # -- readings --------------------------------------------------------------------------
@@ -311,7 +346,7 @@ class Storage:
             return None
         query = select(readings).where(readings.c.id == reading_id,
                                        readings.c.game_id == game_id)
-        with self.engine.connect() as db:
+        with self._read() as db:
             row = db.execute(query).first()
         if not row:
             return None
@@ -322,7 +357,7 @@ class Storage:
         query = (select(readings.c.id)
                  .where(readings.c.photo_id == photo_id, readings.c.game_id == game_id)
                  .order_by(readings.c.id.desc()).limit(1))
-        with self.engine.connect() as db:
+        with self._read() as db:
             found = db.execute(query).scalar()
         return self.reading(game_id, found) if found is not None else None
 
@@ -338,7 +373,7 @@ class Storage:
     def turns(self, game_id: str) -> list[dict]:
         query = select(turns.c.verdict).where(turns.c.game_id == game_id).order_by(
             turns.c.number)
-        with self.engine.connect() as db:
+        with self._read() as db:
             return [json.loads(v) for v in db.execute(query).scalars()]
 
     def add_round(self, db: Connection, game_id: str, number: int, result: dict) -> None:
@@ -348,7 +383,7 @@ class Storage:
     def rounds(self, game_id: str) -> list[dict]:
         query = select(rounds.c.result).where(rounds.c.game_id == game_id).order_by(
             rounds.c.number)
-        with self.engine.connect() as db:
+        with self._read() as db:
             return [json.loads(v) for v in db.execute(query).scalars()]
 
 
