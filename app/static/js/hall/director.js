@@ -84,11 +84,16 @@ async function refresh() {
     renderStandings(summary);
     renderLog(entries);
     if (location.hash === "#sheets") renderSheets();
-    showError($("#error"), null);
+    // A refresh clears only its own error: an action's refusal stays until the next action.
+    if (pollFailed) showError($("#error"), null);
+    pollFailed = false;
   } catch (error) {
+    pollFailed = true;
     showError($("#error"), error);
   }
 }
+
+let pollFailed = false;
 
 async function act(fn) {
   try { await fn(); showError($("#error"), null); } catch (error) { showError($("#error"), error); }
