@@ -138,6 +138,11 @@ ENGLISH: dict[str, str] = {
     "storage.full": "the server's disk is full: this was not stored, and nothing else "
                     "changed; free space on the server and send it again",
     "server.failed": "the server failed on this request; the game is unchanged",
+    "request.over_limit": "request too large: {limit}",
+    "photo.corrupt": "corrupt photo: {why}",
+    "photo.not_image": "not an image: {why}",
+    "photo.empty": "empty photo: {why}",
+    "photo.not_read": "{error}",
 }
 
 
