@@ -143,6 +143,10 @@ ENGLISH: dict[str, str] = {
     "photo.not_image": "not an image: {why}",
     "photo.empty": "empty photo: {why}",
     "photo.not_read": "{error}",
+    "edition.refused": "{error}",
+    "score.refused": "{error}",
+    "start.refused": "{error}",
+    "tournament.seating_refused": "{error}",
 }
 
 
@@ -175,6 +179,21 @@ def say(message_id: str, **params) -> Message:
 def all_ids() -> set[str]:
     """Every message id the server can send the page: its own and the referee's reasons."""
     return set(ENGLISH) | set(REASON_IDS)
+
+
+# A photo refused by vision.recognition.decode: the id its words begin with, the rest English.
+PHOTO_PREFIXES = {"corrupt photo: ": ("photo.corrupt", "why"),
+                  "photo too large: ": ("upload.too_many_pixels", "error"),
+                  "not an image: ": ("photo.not_image", "why"),
+                  "empty photo: ": ("photo.empty", "why")}
+
+
+def photo_message(words: str) -> Message:
+    """A decode error's English words as a message ("corrupt photo: ..." -> photo.corrupt)."""
+    for prefix, (message_id, param) in PHOTO_PREFIXES.items():
+        if words.startswith(prefix):
+            return say(message_id, **{param: words[len(prefix):]})
+    return say("photo.not_read", error=words)
 
 
 def unfit_message(problems: list[str]) -> Message:
