@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.server.messages import Message, say, unfit_message
+from app.server.messages import Message, photo_message, say, unfit_message
 from app.server.storage import GameRow, Storage
 from referee import (
     EDITIONS,
@@ -142,7 +142,7 @@ def rules_with(edition_name: str, settings: dict | None) -> Rules:
     try:
         rules = edition(edition_name)
     except ValueError as error:
-        raise BadInput(str(error)) from None
+        raise BadInput(say("edition.refused", error=str(error))) from None
     for key, value in (settings or {}).items():
         try:
             if isinstance(value, str):
@@ -595,7 +595,7 @@ class GameService:
             try:
                 result = score_round(parsed, None if pool_empty else winner, rules)
             except ValueError as error:
-                raise BadInput(str(error)) from None
+                raise BadInput(say("score.refused", error=str(error))) from None
             number = state["round"]["number"]
             stored = {"number": number, "winner": result.winner, "scores": result.scores,
                       "rack_totals": result.rack_totals, "pool_empty": result.pool_empty,
@@ -992,7 +992,7 @@ class GameService:
         except PhotoUnfit as error:
             raise GameError(unfit_message(error.problems), 422) from None
         except PhotoError as error:
-            raise GameError(str(error), 400) from None
+            raise GameError(photo_message(str(error)), 400) from None
         return detections
 
     def latest_reading(self, game_id: str) -> dict:
@@ -1084,7 +1084,7 @@ class GameService:
             try:
                 draw = start_order(self._read(photo), row.config["players"])
             except ValueError as error:
-                raise BadInput(str(error)) from None
+                raise BadInput(say("start.refused", error=str(error))) from None
             photo_id = self.storage.add_photo(game_id, photo.data, "start", photo.content_type)
             row.state["start_draw"] = draw.starter
             self.storage.save_state(game_id, row.state)
