@@ -142,7 +142,7 @@ class HallService:
                     ranking = [s.player for s in self.standings(row.id)]
                     chosen = seat_next_round(ranking, history, fmt, seed=seed or row.id)
             except ValueError as error:
-                raise BadInput(str(error)) from None
+                raise BadInput(say("tournament.seating_refused", error=str(error))) from None
         seconds = TIMER_PRESETS[row.settings["timer"]]
         try:
             with self.games.storage.transaction() as db:

@@ -15,7 +15,7 @@ from fastapi import UploadFile
 
 from app.server.games import PhotoIn
 from app.server.limits import ServerBusy, TooMuchToDecode
-from app.server.messages import say
+from app.server.messages import photo_message, say
 from app.server.refusals import Refused
 from vision.recognition.decode import MAX_PIXELS, Photo, PhotoError
 from vision.recognition.pipeline import detection_reduction
@@ -33,19 +33,8 @@ def photo_status(error: PhotoError) -> int:
     return 400
 
 
-# A photo refused by vision.recognition.decode: the id its words begin with, the rest English.
-PHOTO_PREFIXES = {"corrupt photo: ": ("photo.corrupt", "why"),
-                  "photo too large: ": ("upload.too_many_pixels", "error"),
-                  "not an image: ": ("photo.not_image", "why"),
-                  "empty photo: ": ("photo.empty", "why")}
-
-
 def photo_refusal(error: PhotoError) -> Refused:
-    words = str(error)
-    for prefix, (message_id, param) in PHOTO_PREFIXES.items():
-        if words.startswith(prefix):
-            return Refused(photo_status(error), say(message_id, **{param: words[len(prefix):]}))
-    return Refused(photo_status(error), say("photo.not_read", error=words))
+    return Refused(photo_status(error), photo_message(str(error)))
 
 
 def check_type(content_type: str | None) -> str:
