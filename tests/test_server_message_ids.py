@@ -29,6 +29,11 @@ def test_no_refusal_in_the_server_is_bare_english():
             if match.group(0).strip() not in BARE_ALLOWED:
                 bare.append(f"{path.name}: {match.group(0)}")
     assert bare == [], "refusals without a message id"
+    # another module's English words are a parameter of an id, not the whole refusal
+    passed_on = [f"{path.name}: {m.group(0)}" for path, text in sources().items()
+                 for m in re.finditer(r"raise (Conflict|BadInput|NotFound|GameError)\(str\(",
+                                      text)]
+    assert passed_on == []
 
 
 def test_every_id_the_server_says_has_english_words():
@@ -127,3 +132,17 @@ def test_tournament_refusals(server):
     worded(client.post("/api/tournaments/import", headers=table,
                        files={"archive": ("a.json", b'{"schema": "x"}', "application/json")}),
            422, "archive.schema")
+
+
+@pytest.mark.parametrize("words, message_id", [
+    ("corrupt photo: the PNG header is cut short", "photo.corrupt"),
+    ("photo too large: 9000x9000 pixels", "upload.too_many_pixels"),
+    ("not an image: the bytes are not a JPEG photo", "photo.not_image"),
+    ("empty photo: no bytes were given", "photo.empty"),
+    ("GIF is not read: send the photo as JPEG", "photo.not_read"),
+])
+def test_a_decode_error_keeps_its_words_under_an_id(words, message_id):
+    from app.server.messages import photo_message
+
+    message = photo_message(words)
+    assert message.id == message_id and message.english == words
