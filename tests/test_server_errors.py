@@ -70,7 +70,8 @@ def test_after_a_500_the_same_connection_serves_the_next_request(server):
                                              broken["token"])
             assert status == 500
             assert body == {"detail": "the server failed on this request; the game is "
-                                      "unchanged"}
+                                      "unchanged",
+                            "message_id": {"id": "server.failed", "params": {}}}
             assert headers.get("connection", "").lower() != "close"
             # The next request on the SAME socket is answered.
             status, _, game = _request(sock, "GET", f"/api/games/{fine['id']}", fine["token"])

@@ -8,8 +8,10 @@ from __future__ import annotations
 import hmac
 from dataclasses import dataclass
 
-from fastapi import HTTPException, Request
+from fastapi import Request
 
+from app.server.messages import say
+from app.server.refusals import Refused
 from app.server.storage import GameRow
 
 
@@ -32,22 +34,20 @@ def same(given: str, expected: str) -> bool:
 def check_table_token(request: Request, table_token: str) -> None:
     token = token_of(request)
     if token is None:
-        raise HTTPException(401, "this needs the table token (X-Token header or ?token=): "
-                                 "open the link the server printed")
+        raise Refused(401, say("token.table_missing"))
     if not same(token, table_token):
-        raise HTTPException(403, "wrong table token")
+        raise Refused(403, say("token.table_wrong"))
 
 
 def game_access(token: str | None, game: GameRow, *, play: bool) -> Access:
     """The access `token` gives to `game`; raises 401/403 when it is not enough."""
     if token is None:
-        raise HTTPException(401, "this game needs its token (X-Token header or ?token=)")
+        raise Refused(401, say("token.game_missing"))
     # Both comparisons always run, so the time taken says nothing about either token.
     is_player = same(token, game.token)
     is_watcher = same(token, game.watch_token)
     if not (is_player or is_watcher):
-        raise HTTPException(403, "wrong token for this game")
+        raise Refused(403, say("token.game_wrong"))
     if play and not is_player:
-        raise HTTPException(403, "the watch link is read-only: only the table's link can "
-                                 "change the game")
+        raise Refused(403, say("token.read_only"))
     return Access(game, is_player)

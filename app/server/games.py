@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.server.messages import Message, say, unfit_message
+from app.server.messages import Message, photo_message, say, unfit_message
 from app.server.storage import GameRow, Storage
 from referee import (
     EDITIONS,
@@ -151,7 +151,7 @@ def rules_with(edition_name: str, settings: dict | None) -> Rules:
     try:
         rules = edition(edition_name)
     except ValueError as error:
-        raise BadInput(str(error)) from None
+        raise BadInput(say("edition.refused", error=str(error))) from None
     for key, value in (settings or {}).items():
         try:
             if isinstance(value, str):
@@ -166,7 +166,7 @@ def rules_with(edition_name: str, settings: dict | None) -> Rules:
             else:
                 rules = rules.replace(**{key.replace("-", "_"): value})
         except (ValueError, TypeError) as error:
-            raise BadInput(f"settings.{key}: {error}") from None
+            raise BadInput(say("settings.invalid", key=key, error=str(error))) from None
     return rules
 
 
@@ -410,7 +410,7 @@ class GameService:
     def row(self, game_id: str) -> GameRow:
         row = self.storage.game(game_id) if isinstance(game_id, str) and game_id else None
         if row is None:
-            raise NotFound(f"no game with id {game_id!r}")
+            raise NotFound(say("game.not_found", game=repr(game_id)))
         return row
 
     @staticmethod
@@ -425,9 +425,9 @@ class GameService:
         the tournament's transaction `db`."""
         names = [p.strip() for p in players]
         if not 2 <= len(names) <= 6 or any(not n for n in names):
-            raise BadInput("players: 2 to 6 names, in seating order")
+            raise BadInput(say("players.count"))
         if len(set(names)) != len(names):
-            raise BadInput("players: every player needs a different name")
+            raise BadInput(say("players.same_name"))
         rules = rules_with(edition_name, settings)
         timer = dict(timer or {})
         enabled = bool(timer.get("enabled", rules.turn_seconds is not None))
@@ -437,9 +437,9 @@ class GameService:
         try:
             rules = rules.replace(turn_seconds=float(seconds) if enabled else None)
         except ValueError as error:
-            raise BadInput(f"timer.seconds: {error}") from None
+            raise BadInput(say("timer.seconds", error=str(error))) from None
         if extensions < 0 or extension_seconds <= 0:
-            raise BadInput("timer.extensions: 0 or more, each lasting more than 0 seconds")
+            raise BadInput(say("timer.extensions"))
         config = {
             "players": names,
             "edition": rules.name,
@@ -570,8 +570,8 @@ class GameService:
                 starter = (players[(players.index(previous) + 1) % len(players)]
                            if previous in players else players[0])
             if starter not in players:
-                raise BadInput(f"starter {starter!r} is not one of the players: "
-                               f"{', '.join(players)}")
+                raise BadInput(say("round.starter_unknown", starter=repr(starter),
+                                   players=", ".join(players)))
             rules = self.rules(row)
             number = (state["round"]["number"] + 1) if state["round"] else 1
             pool = max(0, rules.tile_count - RACK_START * len(players))
@@ -607,26 +607,24 @@ class GameService:
             rules = self.rules(row)
             unknown = sorted(set(racks) - set(players))
             if unknown:
-                raise BadInput(f"racks: {unknown[0]!r} is not one of the players")
+                raise BadInput(say("score.rack_unknown", player=repr(unknown[0])))
             if winner is not None and winner not in players:
-                raise BadInput(f"winner {winner!r} is not one of the players")
+                raise BadInput(say("score.winner_unknown", winner=repr(winner)))
             if winner is None and not pool_empty:
-                raise BadInput("name the winner (who laid their last tile), or say the pool "
-                               "is empty (pool_empty: true)")
+                raise BadInput(say("score.no_winner"))
             parsed = {}
             for name in players:
                 text = racks.get(name, [] if name == winner else None)
                 if text is None:
-                    raise BadInput(f"racks: {name}'s rack is missing (give its tile codes, or "
-                                   f"\"\" for an empty rack)")
+                    raise BadInput(say("score.rack_missing", player=name))
                 try:
                     parsed[name] = parse_tiles(text)
                 except TileCodeError as error:
-                    raise BadInput(f"racks.{name}: {error}") from None
+                    raise BadInput(say("score.rack_invalid", player=name, error=str(error))) from None
             try:
                 result = score_round(parsed, None if pool_empty else winner, rules)
             except ValueError as error:
-                raise BadInput(str(error)) from None
+                raise BadInput(say("score.refused", error=str(error))) from None
             number = state["round"]["number"]
             stored = {"number": number, "winner": result.winner, "scores": result.scores,
                       "rack_totals": result.rack_totals, "pool_empty": result.pool_empty,
@@ -793,7 +791,7 @@ class GameService:
             if photo_id is not None:
                 after_row = self.storage.reading_by_photo(game_id, photo_id)
                 if after_row is None:
-                    raise NotFound(f"no reading of photo {photo_id!r} in this game")
+                    raise NotFound(say("photo.no_reading", photo=repr(photo_id)))
             else:
                 after_row = self.storage.reading(game_id, state["latest_reading"]) or before_row
             empty = TileDetections.empty()
@@ -1027,21 +1025,21 @@ class GameService:
         except PhotoUnfit as error:
             raise GameError(unfit_message(error.problems), 422) from None
         except PhotoError as error:
-            raise GameError(str(error), 400) from None
+            raise GameError(photo_message(str(error)), 400) from None
         return detections
 
     def latest_reading(self, game_id: str) -> dict:
         row = self.row(game_id)
         reading = self._reading_out(self.storage.reading(game_id, row.state["latest_reading"]))
         if reading is None:
-            raise NotFound("no table reading yet: send a photo or camera frames")
+            raise NotFound(say("table.no_reading"))
         return reading
 
     def correct(self, game_id: str, tile_id: int, code: str) -> tuple[dict, tuple[float, float]]:
         try:
             tile = Tile.from_code(code)
         except TileCodeError as error:
-            raise BadInput(f"code: {error}") from None
+            raise BadInput(say("correction.code", error=str(error))) from None
         with self.lock(game_id):
             row = self.row(game_id)
             latest = self.storage.reading(game_id, row.state["latest_reading"])
@@ -1049,10 +1047,9 @@ class GameService:
                 raise Conflict(say("table.none"))
             d = detections_from_bytes(latest.detections)
             if not 0 <= tile_id < len(d):
-                raise BadInput(f"tile_id: the latest reading has tiles 0 to {len(d) - 1}, "
-                               f"not {tile_id}")
+                raise BadInput(say("correction.tile_id", last=len(d) - 1, tile_id=tile_id))
             if tile.code() not in d.labels:
-                raise BadInput(f"code: {tile.code()} is not a tile the camera can read")
+                raise BadInput(say("correction.unreadable", tile=tile.code()))
             x, y = (float(v) for v in d.centers[tile_id])
             # A correction belongs to the view it was made in (its pixels mean nothing in
             # another camera's): it keeps the tiles around it, to be found there again.
@@ -1078,7 +1075,7 @@ class GameService:
         try:
             tiles = parse_tiles(codes)
         except TileCodeError as error:
-            raise BadInput(f"codes: {error}") from None
+            raise BadInput(say("rack.codes", error=str(error))) from None
         return {"player": player, "tiles": _codes(tiles), "rows": [_codes(tiles)],
                 "total": rack_penalty(tiles, self.rules(row)), "photo_id": None,
                 "warnings": []}
@@ -1107,8 +1104,8 @@ class GameService:
     @staticmethod
     def _player(row: GameRow, player: str) -> None:
         if player not in row.config["players"]:
-            raise BadInput(f"player {player!r} is not one of the players: "
-                           f"{', '.join(row.config['players'])}")
+            raise BadInput(say("rack.player_unknown", player=repr(player),
+                               players=", ".join(row.config["players"])))
 
     def start_draw(self, game_id: str, photo: PhotoIn) -> dict:
         from vision.game.rack import start_order
@@ -1120,7 +1117,7 @@ class GameService:
             try:
                 draw = start_order(self._read(photo), row.config["players"])
             except ValueError as error:
-                raise BadInput(str(error)) from None
+                raise BadInput(say("start.refused", error=str(error))) from None
             photo_id = self.storage.add_photo(game_id, photo.data, "start", photo.content_type)
             row.state["start_draw"] = draw.starter
             self.storage.save_state(game_id, row.state)
@@ -1147,7 +1144,7 @@ class GameService:
         self.row(game_id)
         found = self.storage.photo(game_id, photo_id)
         if found is None:
-            raise NotFound(f"no photo {photo_id!r} in this game")
+            raise NotFound(say("photo.not_found", photo=repr(photo_id)))
         return found
 
 

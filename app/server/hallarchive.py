@@ -29,6 +29,7 @@ from app.server.dbtables import (
     turns,
 )
 from app.server.games import BadInput, Conflict
+from app.server.messages import say
 from app.server.storage import Storage
 
 SCHEMA = "rummikub-hall-archive/1"
@@ -69,14 +70,13 @@ def export_archive(storage: Storage, tournament_id: str) -> dict:
 def import_archive(storage: Storage, archive: object) -> str:
     """The tournament's id, once every row is stored; BadInput or Conflict, nothing stored."""
     if not isinstance(archive, dict) or archive.get("schema") != SCHEMA:
-        raise BadInput(f"not a tournament archive: its \"schema\" must be {SCHEMA!r}")
+        raise BadInput(say("archive.schema", schema=repr(SCHEMA)))
     data = archive.get("tables")
     if not isinstance(data, dict) or sorted(data) != sorted(ORDER) or any(
             not isinstance(data[n], list) for n in ORDER):
-        raise BadInput(f"a tournament archive has a list of rows for each of: "
-                       f"{', '.join(ORDER)}")
+        raise BadInput(say("archive.tables", tables=", ".join(ORDER)))
     if len(data["tournaments"]) != 1:
-        raise BadInput("a tournament archive holds exactly one tournament")
+        raise BadInput(say("archive.one"))
     tables = {name: table for name, table, _ in HALL_TABLES + GAME_TABLES}
     try:
         with storage.transaction() as db:
@@ -84,8 +84,8 @@ def import_archive(storage: Storage, archive: object) -> str:
                 table = tables[name]
                 for row in data[name]:
                     if not isinstance(row, dict) or set(row) != set(table.c.keys()):
-                        raise BadInput(f"{name}: each row has the columns "
-                                       f"{', '.join(table.c.keys())}")
+                        raise BadInput(say("archive.columns", table=name,
+                                                columns=", ".join(table.c.keys())))
                     row = dict(row)
                     for column in BINARY.get(name, ()):
                         row[column] = base64.b64decode(row[column], validate=True)
@@ -95,11 +95,9 @@ def import_archive(storage: Storage, archive: object) -> str:
                     db.execute(text(f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
                                     f"GREATEST((SELECT MAX(id) FROM {name}), 1))"))
     except IntegrityError:
-        raise Conflict("this server already holds part of this tournament (the same "
-                       "tournament, game or reading ids): import into an empty server; "
-                       "nothing was stored") from None
+        raise Conflict(say("archive.taken")) from None
     except (ValueError, TypeError) as error:
-        raise BadInput(f"the archive's rows do not fit: {error}") from None
+        raise BadInput(say("archive.rows", error=str(error))) from None
     return data["tournaments"][0]["id"]
 
 

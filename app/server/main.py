@@ -18,13 +18,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.server.games import GameError, GameService
 from app.server.limits import DecodeBudget
+from app.server.messages import Message, say
+from app.server.refusals import Refused, refusal_body
 from app.server.storage import Storage, StorageFull
 from app.server.tournaments import HallService
 from vision.recognition.decode import MAX_BYTES
@@ -103,9 +107,9 @@ def _limit_words(limit: int, photo: bool) -> str:
         f"a request that is not a photo may be at most {size}"
 
 
-class _TooLarge(HTTPException):
+class _TooLarge(Refused):
     def __init__(self, limit: int, photo: bool):
-        super().__init__(413, f"request too large: {_limit_words(limit, photo)}")
+        super().__init__(413, say("request.over_limit", limit=_limit_words(limit, photo)))
 
 
 class BodyLimit:
@@ -133,10 +137,10 @@ class BodyLimit:
         if length is not None:
             text = length.decode("latin-1").strip()
             if not text.isdigit():
-                return await _send_json(send, 400, "Content-Length is not a number")
+                return await _send_json(send, 400, say("request.bad_length"))
             if int(text) > allowed + 64 * 1024:  # multipart wraps a photo in a little text
-                return await _send_json(send, 413, f"request too large: {text} bytes "
-                                                   f"({_limit_words(allowed, photo)})")
+                return await _send_json(send, 413, say("request.too_large", size=text,
+                                                       limit=_limit_words(allowed, photo)))
         received = 0
         limit = allowed + 64 * 1024
 
@@ -150,9 +154,6 @@ class BodyLimit:
             return message
 
         return await self.app(scope, counted, send)
-
-
-FAILED_WORDS = "the server failed on this request; the game is unchanged"
 
 
 class ErrorsAnswered:
@@ -180,36 +181,43 @@ class ErrorsAnswered:
             log.exception("unexpected error on %s %s", scope.get("method"), scope.get("path"))
             if started:
                 raise  # half an answer sent: only closing the connection says it failed
-            await _send_json(send, 500, FAILED_WORDS)
+            await _send_json(send, 500, say("server.failed"))
 
 
-async def _send_json(send, status: int, detail: str) -> None:
-    body = json.dumps({"detail": detail}).encode()
+async def _send_json(send, status: int, message: Message) -> None:
+    body = json.dumps(refusal_body(str(message), message)).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
 
 
-TURN_ID_MISSING = ("turn_id: required, the id of the turn this is meant for "
-                   "(round.turn.id in the game view), as JSON {\"turn_id\": \"...\"}")
 
 
-def _validation_words(error: RequestValidationError, path: str = "") -> tuple[int, str]:
+def _validation_words(error: RequestValidationError, path: str = "") -> tuple[int, Message]:
+    """The status and words of a refused request body; its id names the first field."""
     parts = []
     for item in error.errors():
         if item.get("type") == "json_invalid":
-            return 400, f"the body is not valid JSON ({item.get('ctx', {}).get('error', '')})"
+            return 400, say("request.not_json_because",
+                            error=item.get("ctx", {}).get("error", ""))
         where = ".".join(str(x) for x in item.get("loc", ()) if x not in ("body", "query",
                                                                           "path", "header"))
         missing = item.get("type") == "missing"
         if missing and (where == "turn_id" or (not where and "/turn/" in path)):
-            parts.append(TURN_ID_MISSING)
+            parts.append(say("request.turn_id"))
         elif missing and not where:
-            parts.append("body: a JSON body is required")
+            parts.append(say("request.no_body"))
         else:
-            parts.append(f"{where or 'body'}: {item.get('msg', 'invalid')}")
-    return 422, "; ".join(parts[:5]) or "invalid request"
+            parts.append(say("request.invalid", field=where or "body",
+                             problem=item.get("msg", "invalid")))
+    if not parts:
+        return 422, say("request.invalid_other")
+    if len(parts) == 1:
+        return 422, parts[0]
+    # several problems: one message, the first one's field and all their words
+    field_name, problem = "; ".join(str(p) for p in parts[:5]).split(": ", 1)
+    return 422, say("request.invalid", field=field_name, problem=problem)
 
 
 DOCS_ASSETS = "/docs-assets"
@@ -329,12 +337,24 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     @app.exception_handler(StorageFull)
     async def storage_full(request: Request, error: StorageFull):
         log.warning("disk full: %s %s refused", request.method, request.url.path)
-        return JSONResponse({"detail": str(error)}, status_code=error.status)
+        full = say("storage.full")
+        return JSONResponse(refusal_body(str(error), full if str(error) == str(full) else None),
+                            status_code=error.status)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def refused(request: Request, error: StarletteHTTPException):
+        # A Refused carries its id; any other (a route not found, a method not allowed) is
+        # answered as FastAPI would.
+        message_id = getattr(error, "message_id", None)
+        if message_id is None:
+            return await http_exception_handler(request, error)
+        return JSONResponse({"detail": error.detail, "message_id": message_id},
+                            status_code=error.status_code, headers=error.headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError):
-        status, words = _validation_words(error, request.url.path)
-        return JSONResponse({"detail": words}, status_code=status)
+        status, message = _validation_words(error, request.url.path)
+        return JSONResponse(refusal_body(str(message), message), status_code=status)
 
     from app.server.routers import games, meta, table, tournaments
 

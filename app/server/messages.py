@@ -50,6 +50,103 @@ ENGLISH: dict[str, str] = {
                         "again",
     "quality.overexposed": "overexposed: move out of the direct light or away from the flash "
                            "and take it again",
+    # refusals with their words in every language (tokens, uploads, setup, tournaments)
+    "game.not_found": "no game with id {game}",
+    "settings.invalid": "settings.{key}: {error}",
+    "players.count": "players: 2 to 6 names, in seating order",
+    "players.same_name": "players: every player needs a different name",
+    "timer.seconds": "timer.seconds: {error}",
+    "timer.extensions": "timer.extensions: 0 or more, each lasting more than 0 seconds",
+    "round.starter_unknown": "starter {starter} is not one of the players: {players}",
+    "score.rack_unknown": "racks: {player} is not one of the players",
+    "score.winner_unknown": "winner {winner} is not one of the players",
+    "score.no_winner": "name the winner (who laid their last tile), or say the pool is empty "
+                       "(pool_empty: true)",
+    "score.rack_missing": "racks: {player}'s rack is missing (give its tile codes, or \"\" for an "
+                          "empty rack)",
+    "score.rack_invalid": "racks.{player}: {error}",
+    "photo.no_reading": "no reading of photo {photo} in this game",
+    "photo.not_found": "no photo {photo} in this game",
+    "table.no_reading": "no table reading yet: send a photo or camera frames",
+    "correction.code": "code: {error}",
+    "correction.tile_id": "tile_id: the latest reading has tiles 0 to {last}, not {tile_id}",
+    "correction.unreadable": "code: {tile} is not a tile the camera can read",
+    "rack.codes": "codes: {error}",
+    "rack.player_unknown": "player {player} is not one of the players: {players}",
+    "tournament.not_found": "no tournament with id {tournament}",
+    "tournament.timer": "timer: one of {presets}, not {timer}",
+    "tournament.format": "format: {error}",
+    "tournament.players": "players: each a different, non-empty name",
+    "tournament.registration_closed": "round 1 is seated: players register before the first round",
+    "tournament.registered": "{player} is registered already; nothing was added",
+    "tournament.format_fixed": "round 1 is seated: the format is fixed for this tournament",
+    "tournament.round_seated": "round {round} is already seated; nothing changed",
+    "tournament.round_not_next": "round {due} is the next to seat, not round {round}",
+    "tournament.too_many_rounds": "the {format} format has {rounds} rounds",
+    "tournament.round_not_over": "round {round} is not over: {missing}",
+    "tournament.seating": "seating: {error}",
+    "tournament.no_table": "round {round} has no table {table}",
+    "tournament.no_turn": "round {round} table {table} has no judged turn {turn}",
+    "override.no_reason": "an override needs a reason: say why, it goes in the audit log",
+    "override.kind": "kind: one of {kinds}, not {kind}",
+    "referee.no_tournament": "this table is not in a tournament: there is no referee to call",
+    "referee.called": "the referee is called already and on the way",
+    "referee.no_answer": "answer: say what the referee decided",
+    "referee.answered": "call {call} is answered already, or there is no such call",
+    "archive.schema": "not a tournament archive: its \"schema\" must be {schema}",
+    "archive.tables": "a tournament archive has a list of rows for each of: {tables}",
+    "archive.one": "a tournament archive holds exactly one tournament",
+    "archive.columns": "{table}: each row has the columns {columns}",
+    "archive.taken": "this server already holds part of this tournament (the same "
+                     "tournament, game or reading ids): import into an empty server; "
+                     "nothing was stored",
+    "archive.rows": "the archive's rows do not fit: {error}",
+    "archive.not_json": "the archive is not JSON: send the file GET .../archive gave",
+    "token.table_missing": "this needs the table token (X-Token header or ?token=): open the "
+                           "link the server printed",
+    "token.table_wrong": "wrong table token",
+    "token.game_missing": "this game needs its token (X-Token header or ?token=)",
+    "token.game_wrong": "wrong token for this game",
+    "token.read_only": "the watch link is read-only: only the table's link can change the "
+                       "game",
+    "token.tournament_missing": "this needs the tournament's token (X-Token header or ?token=)",
+    "token.tournament_wrong": "wrong token for this tournament",
+    "token.screen_read_only": "the big screen's link is read-only: this needs the director's token",
+    "upload.not_image": "a photo must be sent as an image (image/jpeg, image/png, ...), not "
+                        "{kind}",
+    "upload.too_large": "photo too large: {size} bytes (limit {limit})",
+    "upload.too_many_pixels": "photo too large: {error}",
+    "upload.no_field": "send the photo as a multipart file field named 'photo'",
+    "upload.not_multipart": "send the photo as a multipart form with a file field named 'photo'",
+    "upload.form_unreadable": "the multipart form could not be read",
+    "upload.rack_how": "send JSON {{\"player\", \"codes\"}} or a multipart form with 'player' "
+                       "and 'photo'",
+    "upload.rack_player": "player: give the player's name",
+    "server.busy": "the server is busy decoding other photos: try again",
+    "frame.empty": "empty frame: no image bytes were sent",
+    "frame.too_large": "frame too large: {size} bytes",
+    "sample.not_found": "no sample photo {name}",
+    "request.too_large": "request too large: {size} bytes ({limit})",
+    "request.bad_length": "Content-Length is not a number",
+    "request.not_json": "the body is not valid JSON",
+    "request.not_json_because": "the body is not valid JSON ({error})",
+    "request.invalid": "{field}: {problem}",
+    "request.no_body": "body: a JSON body is required",
+    "request.invalid_other": "invalid request",
+    "request.turn_id": "turn_id: required, the id of the turn this is meant for "
+                       "(round.turn.id in the game view), as JSON {{\"turn_id\": \"...\"}}",
+    "storage.full": "the server's disk is full: this was not stored, and nothing else "
+                    "changed; free space on the server and send it again",
+    "server.failed": "the server failed on this request; the game is unchanged",
+    "request.over_limit": "request too large: {limit}",
+    "photo.corrupt": "corrupt photo: {why}",
+    "photo.not_image": "not an image: {why}",
+    "photo.empty": "empty photo: {why}",
+    "photo.not_read": "{error}",
+    "edition.refused": "{error}",
+    "score.refused": "{error}",
+    "start.refused": "{error}",
+    "tournament.seating_refused": "{error}",
 }
 
 
@@ -82,6 +179,21 @@ def say(message_id: str, **params) -> Message:
 def all_ids() -> set[str]:
     """Every message id the server can send the page: its own and the referee's reasons."""
     return set(ENGLISH) | set(REASON_IDS)
+
+
+# A photo refused by vision.recognition.decode: the id its words begin with, the rest English.
+PHOTO_PREFIXES = {"corrupt photo: ": ("photo.corrupt", "why"),
+                  "photo too large: ": ("upload.too_many_pixels", "error"),
+                  "not an image: ": ("photo.not_image", "why"),
+                  "empty photo: ": ("photo.empty", "why")}
+
+
+def photo_message(words: str) -> Message:
+    """A decode error's English words as a message ("corrupt photo: ..." -> photo.corrupt)."""
+    for prefix, (message_id, param) in PHOTO_PREFIXES.items():
+        if words.startswith(prefix):
+            return say(message_id, **{param: words[len(prefix):]})
+    return say("photo.not_read", error=words)
 
 
 def unfit_message(problems: list[str]) -> Message:

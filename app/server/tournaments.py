@@ -15,6 +15,7 @@ import time
 
 from app.server.games import BadInput, Conflict, GameError, GameService, NotFound
 from app.server.hallstore import HallStore, Taken, TournamentRow
+from app.server.messages import say
 from referee.tournament import (
     Format,
     GameResult,
@@ -43,7 +44,8 @@ class HallService:
                timer: str) -> TournamentRow:
         fmt = self._format(format_name, switches)
         if timer not in TIMER_PRESETS:
-            raise BadInput(f"timer: one of {', '.join(TIMER_PRESETS)}, not {timer!r}")
+            raise BadInput(say("tournament.timer", presets=", ".join(TIMER_PRESETS),
+                               timer=repr(timer)))
         return self.store.create(name, fmt.to_dict(), {"timer": timer, "paused": False})
 
     @staticmethod
@@ -52,12 +54,12 @@ class HallService:
             fmt = tournament_format(name)
             return fmt.replace(**(switches or {})) if switches else fmt
         except (ValueError, TypeError) as error:
-            raise BadInput(f"format: {error}") from None
+            raise BadInput(say("tournament.format", error=str(error))) from None
 
     def row(self, tournament_id: str) -> TournamentRow:
         row = self.store.tournament(tournament_id)
         if row is None:
-            raise NotFound(f"no tournament with id {tournament_id!r}")
+            raise NotFound(say("tournament.not_found", tournament=repr(tournament_id)))
         return row
 
     @staticmethod
@@ -68,14 +70,14 @@ class HallService:
         self.row(tournament_id)
         names = [n.strip() for n in names]
         if any(not n for n in names) or len(set(names)) != len(names):
-            raise BadInput("players: each a different, non-empty name")
+            raise BadInput(say("tournament.players"))
         if self.store.seatings(tournament_id):
-            raise Conflict("round 1 is seated: players register before the first round")
+            raise Conflict(say("tournament.registration_closed"))
         try:
             with self.games.storage.transaction() as db:
                 self.store.add_players(db, tournament_id, names)
         except Taken as error:
-            raise Conflict(f"{error} is registered already; nothing was added") from None
+            raise Conflict(say("tournament.registered", player=str(error))) from None
         return self.store.players(tournament_id)
 
     def change(self, tournament_id: str, timer: str | None = None,
@@ -84,11 +86,12 @@ class HallService:
         format and its switches (the edition among them) until round 1 is seated."""
         row = self.row(tournament_id)
         if timer is not None and timer not in TIMER_PRESETS:
-            raise BadInput(f"timer: one of {', '.join(TIMER_PRESETS)}, not {timer!r}")
+            raise BadInput(say("tournament.timer", presets=", ".join(TIMER_PRESETS),
+                               timer=repr(timer)))
         fmt = None
         if format_name is not None or switches is not None:
             if self.store.seatings(row.id):
-                raise Conflict("round 1 is seated: the format is fixed for this tournament")
+                raise Conflict(say("tournament.format_fixed"))
             fmt = self._format(format_name or row.format["name"], switches)
         settings = {**row.settings, **({"timer": timer} if timer else {})}
         with self.games.storage.transaction() as db:
@@ -113,23 +116,24 @@ class HallService:
         history = self.seatings(row.id)
         due = len(history) + 1
         if round_number < due:
-            raise Conflict(f"round {round_number} is already seated; nothing changed")
+            raise Conflict(say("tournament.round_seated", round=round_number))
         if round_number != due:
-            raise Conflict(f"round {due} is the next to seat, not round {round_number}")
+            raise Conflict(say("tournament.round_not_next", due=due, round=round_number))
         if round_number > fmt.rounds:
-            raise Conflict(f"the {fmt.name} format has {fmt.rounds} rounds")
+            raise Conflict(say("tournament.too_many_rounds", format=fmt.name, rounds=fmt.rounds))
         if history:
             missing = self.missing_results(row, history)
             if missing:
-                raise Conflict(f"round {due - 1} is not over: {'; '.join(missing)}")
+                raise Conflict(say("tournament.round_not_over", round=due - 1,
+                                     missing="; ".join(missing)))
         if seating is not None:
             try:
                 chosen = Seating.from_dict(seating)
             except ValueError as error:
-                raise BadInput(f"seating: {error}") from None
+                raise BadInput(say("tournament.seating", error=str(error))) from None
             problems = seating_problems(chosen, players, fmt)
             if problems:
-                raise BadInput(f"seating: {'; '.join(problems)}")
+                raise BadInput(say("tournament.seating", error="; ".join(problems)))
         else:
             try:
                 if not history:
@@ -138,7 +142,7 @@ class HallService:
                     ranking = [s.player for s in self.standings(row.id)]
                     chosen = seat_next_round(ranking, history, fmt, seed=seed or row.id)
             except ValueError as error:
-                raise BadInput(str(error)) from None
+                raise BadInput(say("tournament.seating_refused", error=str(error))) from None
         seconds = TIMER_PRESETS[row.settings["timer"]]
         try:
             with self.games.storage.transaction() as db:
@@ -152,14 +156,14 @@ class HallService:
                 self.store.log(db, row.id, "seat", {"round": round_number,
                                                     "seating": chosen.to_dict()}, "", DIRECTOR)
         except Taken:
-            raise Conflict(f"round {round_number} is already seated; nothing changed") from None
+            raise Conflict(say("tournament.round_seated", round=round_number)) from None
         return chosen
 
     def table_game(self, tournament_id: str, round_number: int, table: int) -> str:
         for rnd, number, game_id in self.store.tables(tournament_id):
             if (rnd, number) == (round_number, table):
                 return game_id
-        raise NotFound(f"round {round_number} has no table {table}")
+        raise NotFound(say("tournament.no_table", round=round_number, table=table))
 
     # -- results and standings -------------------------------------------------------------
     def results(self, tournament_id: str) -> list[GameResult]:
@@ -214,9 +218,9 @@ class HallService:
         row = self.row(tournament_id)
         reason = (reason or "").strip()
         if not reason:
-            raise BadInput("an override needs a reason: say why, it goes in the audit log")
+            raise BadInput(say("override.no_reason"))
         if kind not in OVERRIDES:
-            raise BadInput(f"kind: one of {', '.join(OVERRIDES)}, not {kind!r}")
+            raise BadInput(say("override.kind", kinds=", ".join(OVERRIDES), kind=repr(kind)))
         problems = self._override_problems(row, kind, body)
         if problems:
             raise problems[0][0]("; ".join(p for _, p in problems))
@@ -345,10 +349,10 @@ class HallService:
         game = self.games.row(game_id)
         hall = game.config.get("hall")
         if not hall:
-            raise Conflict("this table is not in a tournament: there is no referee to call")
+            raise Conflict(say("referee.no_tournament"))
         if any(c["game_id"] == game_id and c["answered_at"] is None
                for c in self.store.calls(hall["tournament"])):
-            raise Conflict("the referee is called already and on the way")
+            raise Conflict(say("referee.called"))
         reading = self.games.storage.reading(game_id, game.state.get("latest_reading"))
         photo_id = reading.photo_id if reading is not None else None
         call_id = self.store.add_call(hall["tournament"], game_id, photo_id)
@@ -359,10 +363,10 @@ class HallService:
         self.row(tournament_id)
         answer = (answer or "").strip()
         if not answer:
-            raise BadInput("answer: say what the referee decided")
+            raise BadInput(say("referee.no_answer"))
         with self.games.storage.transaction() as db:
             if not self.store.answer_call(db, tournament_id, call_id, answer):
-                raise Conflict(f"call {call_id} is answered already, or there is no such call")
+                raise Conflict(say("referee.answered", call=call_id))
             self.store.log(db, tournament_id, "call-answered", {"call": call_id}, answer,
                            DIRECTOR)
         return {"id": call_id, "answer": answer}
@@ -373,7 +377,8 @@ class HallService:
         game_id = self.table_game(tournament_id, round_number, table)
         verdicts = [v for v in self.games.history(game_id) if v["turn"] == turn]
         if not verdicts:
-            raise NotFound(f"round {round_number} table {table} has no judged turn {turn}")
+            raise NotFound(say("tournament.no_turn", round=round_number, table=table,
+                                     turn=turn))
         overrides = [e for e in self.store.entries(tournament_id)
                      if e["kind"] in ("set-valid", "void-turn")
                      and (e["body"]["round"], e["body"]["table"], e["body"]["turn"])

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import contextlib
 
-from fastapi import HTTPException, UploadFile
+from fastapi import UploadFile
 
 from app.server.games import PhotoIn
 from app.server.limits import ServerBusy, TooMuchToDecode
+from app.server.messages import photo_message, say
+from app.server.refusals import Refused
 from vision.recognition.decode import MAX_PIXELS, Photo, PhotoError
 from vision.recognition.pipeline import detection_reduction
 
@@ -31,11 +33,14 @@ def photo_status(error: PhotoError) -> int:
     return 400
 
 
+def photo_refusal(error: PhotoError) -> Refused:
+    return Refused(photo_status(error), photo_message(str(error)))
+
+
 def check_type(content_type: str | None) -> str:
     kind = (content_type or "").split(";")[0].strip().lower()
     if not kind.startswith(IMAGE_TYPES):
-        raise HTTPException(415, f"a photo must be sent as an image (image/jpeg, image/png, "
-                                 f"...), not {kind or 'no content type'}")
+        raise Refused(415, say("upload.not_image", kind=kind or "no content type"))
     return kind
 
 
@@ -125,11 +130,11 @@ def open_photo(data: bytes, detector=None) -> Photo:
 
 def decode(data: bytes, content_type: str, limit: int, detector=None) -> PhotoIn:
     if len(data) > limit:
-        raise HTTPException(413, f"photo too large: {len(data)} bytes (limit {limit})")
+        raise Refused(413, say("upload.too_large", size=len(data), limit=limit))
     try:
         photo = open_photo(data, detector)
     except PhotoError as error:
-        raise HTTPException(photo_status(error), str(error)) from None
+        raise photo_refusal(error) from None
     return PhotoIn(data, sniff_type(data), photo)
 
 
@@ -143,11 +148,11 @@ def read_upload(upload: UploadFile | None, limit: int, detector=None) -> PhotoIn
 def upload_bytes(upload: UploadFile | None, limit: int) -> bytes:
     """The bytes of a multipart `photo` part, or the 4xx that says what is wrong."""
     if upload is None or not hasattr(upload, "file"):
-        raise HTTPException(422, "send the photo as a multipart file field named 'photo'")
+        raise Refused(422, say("upload.no_field"))
     check_type(upload.content_type)
     data = upload.file.read(limit + 1)
     if len(data) > limit:
-        raise HTTPException(413, f"photo too large: {len(data)} bytes (limit {limit})")
+        raise Refused(413, say("upload.too_large", size=len(data), limit=limit))
     return data
 
 
@@ -160,18 +165,18 @@ def budgeted_photo(data: bytes, budget, detector=None):
     try:
         photo = check_photo(data)
     except PhotoError as error:
-        raise HTTPException(photo_status(error), str(error)) from None
+        raise photo_refusal(error) from None
     try:
         held = budget.acquire(decode_bytes(photo))
     except TooMuchToDecode as error:
-        raise HTTPException(413, f"photo too large: {error}") from None
-    except ServerBusy as error:
-        raise HTTPException(503, str(error)) from None
+        raise Refused(413, say("upload.too_many_pixels", error=str(error))) from None
+    except ServerBusy:
+        raise Refused(503, say("server.busy")) from None
     try:
         try:
             photo.reduced(detection_reduction(photo, detector))
         except PhotoError as error:
-            raise HTTPException(photo_status(error), str(error)) from None
+            raise photo_refusal(error) from None
         yield PhotoIn(data, sniff_type(data), photo)
     finally:
         budget.release(held)

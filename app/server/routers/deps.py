@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, Request
 
 from app.server.auth import Access, check_table_token, game_access, token_of
 from app.server.games import GameService
+from app.server.messages import say
+from app.server.refusals import Refused
 
 MAX_ID = 64
 
@@ -23,7 +25,7 @@ def _game(request: Request, game_id: str, play: bool) -> Access:
         game_access(None, None, play=play)
     row = service(request).storage.game(game_id) if len(game_id) <= MAX_ID else None
     if row is None:
-        raise HTTPException(404, f"no game with id {game_id[:MAX_ID]!r}")
+        raise Refused(404, say("game.not_found", game=repr(game_id[:MAX_ID])))
     return game_access(token, row, play=play)
 
 

@@ -8,12 +8,14 @@ import socket
 from pathlib import Path
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 
 from app.server import schemas
 from app.server.games import editions_json
 from app.server.main import version
+from app.server.messages import say
+from app.server.refusals import Refused
 from app.server.routers.deps import table
 
 router = APIRouter(prefix="/api", tags=["server"])
@@ -77,7 +79,7 @@ def sample(name: str):
     """One sample photo (only names from `/api/samples`)."""
     path = _samples_dir() / name
     if not SAMPLE_NAME.match(name) or not path.is_file():
-        raise HTTPException(404, f"no sample photo {name[:64]!r}")
+        raise Refused(404, say("sample.not_found", name=repr(name[:64])))
     return FileResponse(path, media_type="image/jpeg")
 
 

@@ -23,6 +23,8 @@ from app.server.auth import game_access, token_of
 from app.server.frames import POSTED, CameraTaken, offer
 from app.server.games import GameError
 from app.server.limits import SOCKET_BURST, SOCKET_RATE, MessageRate
+from app.server.messages import say
+from app.server.refusals import Refused
 from app.server.routers.deps import MAX_ID, Play, Watch, service
 from app.server.routers.games import ERRORS
 from app.server.uploads import budgeted_photo, check_type, upload_bytes
@@ -79,14 +81,13 @@ async def _form(request: Request, max_fields: int = 1):
     64 MB) before its 401. Here the token dependency has already passed."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "multipart/form-data":
-        raise HTTPException(415, "send the photo as a multipart form with a file field "
-                                 "named 'photo'")
+        raise Refused(415, say("upload.not_multipart"))
     try:
         return await request.form(max_files=1, max_fields=max_fields)
     except HTTPException:
         raise
     except Exception:
-        raise HTTPException(400, "the multipart form could not be read") from None
+        raise Refused(400, say("upload.form_unreadable")) from None
 
 
 @router.post("/{game_id}/photo", response_model=schemas.Reading, responses=UPLOAD_ERRORS,
@@ -145,18 +146,18 @@ async def rack(request: Request, access: Play):
         except ValidationError as error:
             first = error.errors()[0]
             if first.get("type") == "json_invalid":
-                raise HTTPException(400, "the body is not valid JSON") from None
+                raise Refused(400, say("request.not_json")) from None
             where = ".".join(str(x) for x in first.get("loc", ())) or "body"
-            raise HTTPException(422, f"{where}: {first.get('msg')}") from None
+            raise Refused(422, say("request.invalid", field=where,
+                                            problem=first.get("msg"))) from None
         return await run_in_threadpool(svc.rack_from_codes, access.game.id, body.player,
                                        body.codes)
     if kind != "multipart/form-data":
-        raise HTTPException(415, "send JSON {\"player\", \"codes\"} or a multipart form "
-                                 "with 'player' and 'photo'")
+        raise Refused(415, say("upload.rack_how"))
     form = await _form(request, max_fields=4)
     player, upload = form.get("player"), form.get("photo")
     if not isinstance(player, str) or not player.strip():
-        raise HTTPException(422, "player: give the player's name")
+        raise Refused(422, say("upload.rack_player"))
 
     def read():
         with _upload(request, upload) as photo:
@@ -191,9 +192,9 @@ async def frame(request: Request, access: Play):
     check_type(request.headers.get("content-type"))
     data = await request.body()
     if not data:
-        raise HTTPException(400, "empty frame: no image bytes were sent")
+        raise Refused(400, say("frame.empty"))
     if len(data) > _limit(request):
-        raise HTTPException(413, f"frame too large: {len(data)} bytes")
+        raise Refused(413, say("frame.too_large", size=len(data)))
     # A frame may end up stored (a table change it holds): refused, not dropped, when the
     # disk is full.
     request.app.state.storage.refuse_if_full()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, File, HTTPException, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Request, UploadFile
 from fastapi.responses import PlainTextResponse, Response
 from starlette.concurrency import run_in_threadpool
 
@@ -15,6 +15,8 @@ from app.server import hallarchive
 from app.server import hallschemas as hs
 from app.server.auth import same, token_of
 from app.server.hallstore import TournamentRow
+from app.server.messages import say
+from app.server.refusals import Refused
 from app.server.routers.deps import MAX_ID, Play, table
 from app.server.tournaments import HallService
 
@@ -29,18 +31,17 @@ def hall(request: Request) -> HallService:
 def _tournament(request: Request, tournament_id: str, director: bool) -> TournamentRow:
     token = token_of(request)
     if token is None:
-        raise HTTPException(401, "this needs the tournament's token (X-Token header or ?token=)")
+        raise Refused(401, say("token.tournament_missing"))
     row = hall(request).store.tournament(tournament_id) if len(tournament_id) <= MAX_ID \
         else None
     if row is None:
-        raise HTTPException(404, f"no tournament with id {tournament_id[:MAX_ID]!r}")
+        raise Refused(404, say("tournament.not_found", tournament=repr(tournament_id[:MAX_ID])))
     is_director = same(token, row.director_token)
     is_watcher = same(token, row.watch_token)
     if not (is_director or is_watcher):
-        raise HTTPException(403, "wrong token for this tournament")
+        raise Refused(403, say("token.tournament_wrong"))
     if director and not is_director:
-        raise HTTPException(403, "the big screen's link is read-only: this needs the "
-                                 "director's token")
+        raise Refused(403, say("token.screen_read_only"))
     return row
 
 
@@ -173,8 +174,7 @@ async def import_archive(request: Request,
     try:
         data = json.loads(await archive.read())
     except (ValueError, UnicodeDecodeError):
-        raise HTTPException(400, "the archive is not JSON: send the file GET .../archive "
-                                 "gave") from None
+        raise Refused(400, say("archive.not_json")) from None
     storage = hall(request).games.storage
     tournament_id = await run_in_threadpool(hallarchive.import_archive, storage, data)
     return _summary(request, hall(request).row(tournament_id), False)
