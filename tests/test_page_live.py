@@ -245,3 +245,45 @@ def test_a_live_game_from_first_meld_to_score_sheet(server, tmp_path):
         assert sheet.inner_text() == text
         assert not errors, errors
         browser.close()
+
+
+def test_a_sample_table_keeps_the_live_camera_running(server, tmp_path):
+    """A newcomer's sample while the live camera films: a valid table first, then one with
+    mistakes, the toast names no file, and the camera goes on sending frames."""
+    from playwright.sync_api import expect, sync_playwright
+
+    before, _after = turn_photos()
+    video = table_video(tmp_path / "before.y4m", before)
+    with sync_playwright() as pw:
+        browser = launch(pw, video)
+        page = phone_context(browser, server, camera=True).new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.join_url)
+        names = page.locator("#players .player")
+        names.nth(0).fill("Ann")
+        names.nth(1).fill("Ben")
+        page.click("#create-game")
+        page.select_option("#starter", "Ann")
+        page.click("#start-round")
+        expect(page.locator("#mode-badge")).to_contain_text("Live camera")
+        game = state(page, "({id: s.game.id, token: window.rummikub.api.token})")
+        stats = f"/api/games/{game['id']}/frames/stats"
+        page.wait_for_function("() => window.rummikub.state.reading", timeout=45_000)
+
+        page.click("#btn-sample")
+        expect(page.locator("#toast")).to_contain_text("every set on it is valid",
+                                                       timeout=30_000)
+        assert ".jpg" not in page.locator("#toast").inner_text()
+        expect(page.locator("#table-line")).to_have_text("The table is valid")
+        page.click("#btn-sample")
+        expect(page.locator("#toast")).to_contain_text("with mistakes", timeout=30_000)
+        assert ".jpg" not in page.locator("#toast").inner_text()
+
+        # The camera was never stopped: frames keep reaching the server after the samples.
+        received = api(server, "GET", stats, game["token"])["received"]
+        page.wait_for_timeout(3000)
+        assert api(server, "GET", stats, game["token"])["received"] > received
+        expect(page.locator("#mode-badge")).to_contain_text("Live camera")
+        assert not errors, errors
+        browser.close()
