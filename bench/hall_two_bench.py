@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.hall_bench import pictures
-from bench.serve_bench import ROOT, free_port
+from bench.serve_bench import ROOT, free_port, start_server
 
 CHANGE_EVERY = 20.0
 # A reading not seen elsewhere is explained when a turn judged this soon after it set the
@@ -50,23 +50,7 @@ SUPERSEDED_S = 0.3
 
 
 def start(data_dir: Path, port: int, db: str, log: Path) -> subprocess.Popen:
-    import httpx
-
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--data", str(data_dir), "--no-qr", "--db", db], cwd=ROOT,
-        stdout=subprocess.DEVNULL, stderr=log.open("w"), text=True)
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"server exited: {log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("server did not start in 180 s")
+    return start_server(data_dir, port, extra=("--db", db), log=log, wait_s=180)
 
 
 class Table:

@@ -63,24 +63,29 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(data_dir: Path, port: int, workers: int) -> subprocess.Popen:
+def start_server(data_dir: Path, port: int, workers: int = 1, *, extra: tuple[str, ...] = (),
+                 log: Path | None = None, wait_s: float = 120) -> subprocess.Popen:
+    """A real `rummikub serve` on 127.0.0.1:`port`, returned once /api/health answers 200
+    (`extra`: more options; `log`: where its stderr goes, else a pipe read on failure)."""
     import httpx
 
     proc = subprocess.Popen(
         [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--data", str(data_dir), "--no-qr", "--frame-workers", str(workers)],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
+         "--data", str(data_dir), "--no-qr", "--frame-workers", str(workers), *extra],
+        cwd=ROOT, stdout=subprocess.DEVNULL,
+        stderr=log.open("w") if log is not None else subprocess.PIPE, text=True)
+    deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise SystemExit(f"server exited: {proc.stderr.read()}")
+            said = log.read_text() if log is not None else proc.stderr.read()
+            raise SystemExit(f"server exited: {said[-2000:]}")
         try:
             if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
                 return proc
         except httpx.HTTPError:
             time.sleep(0.2)
     proc.kill()
-    raise SystemExit("server did not start in 120 s")
+    raise SystemExit(f"server did not start in {wait_s:.0f} s")
 
 
 class Table:
