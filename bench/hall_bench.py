@@ -24,7 +24,6 @@ Not part of the test suite (about 3 minutes).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import statistics
@@ -35,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import bench_parser, save_json
 from bench.serve_bench import free_port, rss_mb, start_server
 
 
@@ -122,8 +122,7 @@ async def run(port: int, tables: list[Table], fps: float, seconds: float) -> Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.hall_bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = bench_parser("python -m bench.hall_bench", __doc__)
     parser.add_argument("--tables", type=int, default=48)
     parser.add_argument("--fps", type=float, default=2.0)
     parser.add_argument("--seconds", type=float, default=120.0)
@@ -200,8 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     rates = result["drop_rate_per_table"]
     print(f"  dropped per table: {rates['min']:.1%} to {rates['max']:.1%} "
           f"(median {rates['median']:.1%}); server RSS {rss:.0f} MB")
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    save_json(result, args.json)
     return 0
 
 

@@ -28,7 +28,6 @@ Not part of the test suite (about 1.5 minutes with the defaults).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import random
@@ -40,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import bench_parser, save_json
 from bench.hall_bench import pictures
 from bench.serve_bench import ROOT, free_port, start_server
 
@@ -135,8 +135,7 @@ async def referee(bases: list[str], tables: list[Table], seconds: float, began: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.hall_two_bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = bench_parser("python -m bench.hall_two_bench", __doc__)
     parser.add_argument("--tables", type=int, default=4)
     parser.add_argument("--fps", type=float, default=2.0)
     parser.add_argument("--seconds", type=float, default=60.0)
@@ -245,8 +244,7 @@ def main(argv: list[str] | None = None) -> int:
           f"hand, {answers.get(409, 0)} hand ends refused 409); duplicates {duplicates}, "
           f"gaps {gaps}, acknowledged but missing {len(lost)}, answers {answers}, failed "
           f"judging in the logs {failed_lines}")
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    save_json(result, args.json)
     ok = duplicates == 0 and not lost and gaps == 0 and len(missed) == superseded
     return 0 if ok else 1
 
