@@ -150,3 +150,27 @@ def test_photo_mode_reading_correction_verdict_and_reload(server, tmp_path):
             "Photograph the whole table")
         assert not errors, errors
         browser.close()
+
+
+@pytest.mark.parametrize("locale, words", [
+    ("en-GB", "The server cannot be reached"), ("nl-NL", "De server is niet te bereiken")])
+def test_a_lost_connection_is_said_in_the_page_language(server, locale, words):
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        page = browser.new_context(viewport={"width": 412, "height": 915},
+                                   locale=locale).new_page()
+        page.goto(server.join_url)
+        names = page.locator("#players .player")
+        names.nth(0).fill("Ann")
+        names.nth(1).fill("Ben")
+        page.click("#create-game")
+        page.select_option("#starter", "Ann")
+        page.click("#start-round")
+        expect(page.locator("#screen-play")).to_be_visible()
+        server.stop()
+        page.click("#btn-pause")
+        expect(page.locator("#toast")).to_contain_text(words)
+        assert "server.page" not in page.locator("#toast").inner_text()
+        browser.close()

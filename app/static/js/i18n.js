@@ -67,8 +67,9 @@ export function t(key, params = {}) {
 // codes are worded first.
 export function tm(message, fallback = "") {
   if (!message || !message.id) return fallback;
-  const key = `server.${message.id}`;
-  if (!has(key)) return fallback || key;
+  // The page's own messages (a lost connection: page.unreachable) are keys of their own.
+  const key = has(`server.${message.id}`) ? `server.${message.id}` : message.id;
+  if (!has(key)) return fallback || `server.${message.id}`;
   const params = {};
   for (const [name, value] of Object.entries(message.params || {})) {
     if (value && typeof value === "object" && value.id) params[name] = tm(value);
