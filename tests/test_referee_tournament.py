@@ -164,6 +164,23 @@ def test_a_bye_earns_a_win_in_places_scoring():
     assert {s.player: s.tournament_points for s in table} == {"A": 1, "C": 1, "B": 0}
 
 
+def test_a_bye_at_tables_of_four_earns_a_tables_average_and_is_flagged():
+    # 5 players, places 4/2/1/0, 3 games a round: E sits out and earns 3 x 7/4.
+    seatings = [Seating((("A", "B", "C", "D"),), bye="E")]
+    results = [GameResult(1, 1, g, {"A": 9, "B": -1, "C": -3, "D": -5}) for g in (1, 2, 3)]
+    table = standings(results, CHAMPIONSHIP, seatings)
+    assert {s.player: (s.tournament_points, s.byes) for s in table} == {
+        "A": (12, 0), "E": (5.25, 1), "B": (6, 0), "C": (3, 0), "D": (0, 0)}
+    assert [s.player for s in table] == ["A", "B", "E", "C", "D"]
+    assert table[2].to_dict()["byes"] == 1 and table[2].games == 0
+    # Raw scoring: a bye earns 0, the average of a table whose scores sum to 0.
+    raw = standings(results, CHAMPIONSHIP.replace(game_points="raw"), seatings)
+    assert {s.player: s.tournament_points for s in raw}["E"] == 0
+    assert CHAMPIONSHIP.replace(bye_points="win").bye_points == "win"
+    with pytest.raises(ValueError, match="bye_points: one of average, win"):
+        CHAMPIONSHIP.replace(bye_points="half")
+
+
 def test_results_problems_names_every_problem():
     seatings = [Seating((("A", "B", "C", "D"), ("E", "F", "G")))]
     results = [GameResult(1, 1, 1, {"A": 1, "B": 1, "C": 1, "D": -3}),

@@ -8,6 +8,8 @@ import pytest
 
 from referee.tournament import (
     Seating,
+    byes_needed,
+    choose_bye,
     repeat_count,
     seat_first_round,
     seat_next_round,
@@ -33,10 +35,77 @@ def test_tables_of_four_and_three_only_for_6_to_200_players():
     assert table_sizes(3, CLUB) == [3] and table_sizes(4, CLUB) == [4]
 
 
-@pytest.mark.parametrize("count", [1, 2, 5])
-def test_counts_that_need_a_table_of_two_or_five_are_refused(count):
+@pytest.mark.parametrize("count", [1, 2])
+def test_counts_that_need_a_table_of_two_are_refused(count):
     with pytest.raises(ValueError, match="cannot sit at tables of 4 and 3"):
         table_sizes(count, CLUB)
+
+
+def test_five_players_sit_at_one_table_of_four_and_one_sits_out():
+    assert byes_needed(5, CLUB) == 1 and table_sizes(5, CLUB) == [4]
+    seating = seat_first_round(names(5), CLUB, seed="five")
+    assert len(seating.tables) == 1 and len(seating.tables[0]) == 4
+    assert seating.bye is not None and seating.bye not in seating.tables[0]
+    assert seating_problems(seating, names(5), CLUB) == []
+    no_bye = Seating((tuple(names(4)),), None)
+    assert seating_problems(no_bye, names(5), CLUB) == [
+        "P005 has no seat", "5 players at tables of 4 need one player with a bye"]
+
+
+def test_byes_occur_only_for_5_at_tables_of_four_and_odd_counts_in_pairs():
+    for count in range(5, 201):
+        assert byes_needed(count, CLUB) == (count == 5), count
+        assert byes_needed(count, SWISS) == count % 2, count
+
+
+@pytest.mark.parametrize("fmt", [CLUB, SWISS], ids=["tables-of-4", "pairs"])
+def test_every_count_5_to_200_with_a_bye_rotates_it_through_everyone(fmt):
+    """Wherever a bye occurs: the first round's draw is a valid seating, and over as many
+    rounds as players nobody sits out twice, the lowest-ranked first after round 1."""
+    counts = [c for c in range(5, 201) if byes_needed(c, fmt)]
+    assert counts == ([5] if fmt is CLUB else list(range(5, 201, 2)))
+    for count in counts:
+        players = names(count)
+        first = seat_first_round(players, fmt, seed=count)
+        assert seating_problems(first, players, fmt) == [], count
+        history = [first]
+        rng = random.Random(count)
+        for _ in range(count - 1):
+            ranking = rng.sample(players, count)
+            bye = choose_bye(ranking, history)
+            had = {s.bye for s in history}
+            assert bye not in had, count
+            # The lowest-ranked of those who have not sat out yet.
+            assert bye == [p for p in ranking if p not in had][-1], count
+            history.append(Seating((), bye))
+        assert sorted(s.bye for s in history) == players, count
+        # Round count + 1: the cycle starts again from the lowest-ranked.
+        assert choose_bye(players, history) == players[-1]
+
+
+def test_five_players_over_five_rounds_each_sit_out_once():
+    players = names(5)
+    history = [seat_first_round(players, CLUB, seed=3)]
+    rng = random.Random(3)
+    for _ in range(4):
+        ranking = rng.sample(players, 5)
+        seating = seat_next_round(ranking, history, CLUB)
+        assert seating_problems(seating, players, CLUB, history) == []
+        assert seating.bye == [p for p in ranking if p not in {s.bye for s in history}][-1]
+        history.append(seating)
+    assert sorted(s.bye for s in history) == players
+
+
+def test_a_second_bye_before_everyone_had_one_is_a_problem():
+    players = names(5)
+    history = [Seating((("P001", "P002", "P003", "P004"),), "P005")]
+    again = Seating((("P001", "P002", "P003", "P004"),), "P005")
+    assert seating_problems(again, players, CLUB, history) == [
+        "P005 would sit out a round again while P001, P002, P003, P004 have sat out fewer"]
+    drawn = CLUB.replace(seating="drawn")
+    for _ in range(4):
+        history.append(seat_next_round(players, history, drawn, seed="d"))
+    assert sorted(s.bye for s in history) == players
 
 
 def test_two_player_formats_seat_pairs_with_a_bye_for_an_odd_count():

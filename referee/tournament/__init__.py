@@ -5,6 +5,8 @@ from referee.tournament.finals import Match, final_table, finals_seeding
 from referee.tournament.format import FORMATS, TIE_BREAKS, Finals, Format, tournament_format
 from referee.tournament.seating import (
     Seating,
+    byes_needed,
+    choose_bye,
     met_before,
     repeat_count,
     seat_first_round,
@@ -15,6 +17,7 @@ from referee.tournament.seating import (
 from referee.tournament.standings import (
     GameResult,
     Standing,
+    bye_points,
     game_points,
     results_problems,
     standings,
@@ -23,7 +26,7 @@ from referee.tournament.standings import (
 __all__ = [
     "Format", "Finals", "FORMATS", "TIE_BREAKS", "tournament_format",
     "Seating", "table_sizes", "seat_first_round", "seat_next_round", "seating_problems",
-    "repeat_count", "met_before",
+    "repeat_count", "met_before", "byes_needed", "choose_bye", "bye_points",
     "GameResult", "Standing", "standings", "results_problems", "game_points",
     "finals_seeding", "final_table", "Match",
 ]

@@ -17,6 +17,8 @@ __all__ = ["Format", "Finals", "FORMATS", "tournament_format", "TIE_BREAKS"]
 
 SEATINGS = ("standings", "drawn")
 GAME_POINTS = ("raw", "places")
+# What a player who sits out a round (a bye) earns for each of its games.
+BYE_POINTS = ("average", "win")
 # Every tie-break the standings compute; a format orders some of them.
 TIE_BREAKS = ("final-round-board", "final-round-result", "points", "wins", "head-to-head",
               "buchholz")
@@ -72,6 +74,10 @@ class Format:
     # With game_points="places": points for 1st, 2nd, ... at a table; ties share them.
     place_points: tuple[int, ...] = (4, 2, 1, 0)
     tie_breaks: tuple[str, ...] = ("wins", "head-to-head", "buchholz")
+    # A bye's points per game: "average" (what a table of the format hands out per seat:
+    # the mean of the place points; 0 in raw scoring, where a game's scores sum to 0) or
+    # "win" (the first place's points, as a Swiss gives a bye a win).
+    bye_points: str = "average"
     finals: Finals = Finals()
     # The edition (referee/editions.py) the games are played by.
     edition: str = "tournament"
@@ -97,6 +103,8 @@ class Format:
                 found.append(f"{name}: a whole number 1 or more, not {value!r}")
         if self.seating not in SEATINGS:
             found.append(f"seating: one of {', '.join(SEATINGS)}, not {self.seating!r}")
+        if self.bye_points not in BYE_POINTS:
+            found.append(f"bye_points: one of {', '.join(BYE_POINTS)}, not {self.bye_points!r}")
         if self.game_points not in GAME_POINTS:
             found.append(f"game_points: one of {', '.join(GAME_POINTS)}, not {self.game_points!r}")
         if len(self.place_points) < self.players_per_table or any(
@@ -156,7 +164,7 @@ FORMATS: dict[str, Format] = {
                        game_points="places", place_points=(1, 0),
                        tie_breaks=("final-round-board", "final-round-result", "points", "wins",
                                    "head-to-head", "buchholz"),
-                       edition="mso"),
+                       bye_points="win", edition="mso"),
     # Qualifying rounds, then the top 8 in two semi-finals (1,3,5,7 / 2,4,6,8) and a final
     # table of 4 playing to 4 game wins (Belgian club format, Dutch championship final).
     "championship": Format(name="championship", games_per_round=3, rounds=3,

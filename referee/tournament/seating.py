@@ -18,7 +18,7 @@ from itertools import combinations
 from referee.tournament.format import Format
 
 __all__ = ["Seating", "table_sizes", "seat_first_round", "seat_next_round", "seating_problems",
-           "repeat_count", "met_before"]
+           "repeat_count", "met_before", "byes_needed", "choose_bye"]
 
 # Search steps for the next round's seating: exhaustive up to about 12 players.
 SEARCH_STEPS = 20_000
@@ -60,31 +60,52 @@ class Seating:
         return cls(tuple(tables), bye)
 
 
+def byes_needed(players: int, fmt: Format) -> int:
+    """How many sit out a round: one for an odd count in a 2-player format, and one of 5
+    players at tables of 4 (5 cannot sit at tables of 4 and 3 without a table of 2)."""
+    if fmt.players_per_table == 2:
+        return players % 2
+    return 1 if players == 5 else 0
+
+
 def table_sizes(players: int, fmt: Format) -> list[int]:
-    """Tables for `players`: all of 4 with as few tables of 3 as the count needs (never 2),
-    or all of 2 in a 2-player format (an odd player out has a bye). Raises ValueError when
-    no such split exists (fewer than 3 players, or exactly 5)."""
+    """Tables for `players` (the bye, where one is due, left out): all of 4 with as few
+    tables of 3 as the count needs (never 2), or all of 2 in a 2-player format. Raises
+    ValueError when no such split exists (fewer than 3 players)."""
     if fmt.players_per_table == 2:
         if players < 2:
             raise ValueError(f"{players} player(s): a 2-player format needs at least 2")
         return [2] * (players // 2)
-    if players < 3 or players == 5:
-        raise ValueError(f"{players} players cannot sit at tables of 4 and 3 (5 would leave a "
-                         f"table of 2 or need one of 5); add or remove a player")
+    if players < 3:
+        raise ValueError(f"{players} player(s) cannot sit at tables of 4 and 3 (a table of 2 "
+                         f"is never made); add a player")
+    players -= byes_needed(players, fmt)
     threes = (-players) % 4  # 0, 1, 2 or 3 tables of 3 make the rest divisible by 4
     return [4] * ((players - 3 * threes) // 4) + [3] * threes
 
 
-def seat_first_round(players: Sequence[str], fmt: Format, seed: int | str) -> Seating:
-    """A drawn seating: the players shuffled by `seed`, then dealt into tables in order."""
+def choose_bye(order: Sequence[str], history: Iterable[Seating]) -> str:
+    """Who sits out: among the players with the fewest byes so far, the last in `order`
+    (the standings, or the draw in round 1). So nobody sits out twice before everyone
+    has, and after round 1 the lowest in the standings goes first."""
+    had = Counter(s.bye for s in history if s.bye is not None)
+    fewest = min(had[p] for p in order)
+    return next(p for p in reversed(order) if had[p] == fewest)
+
+
+def seat_first_round(players: Sequence[str], fmt: Format, seed: int | str,
+                     history: Sequence[Seating] = ()) -> Seating:
+    """A drawn seating: the players shuffled by `seed`, then dealt into tables in order.
+    Where a bye is due it goes by `choose_bye` over the drawn order (`history`: the
+    rounds before, for a format that draws every round)."""
     _check_names(players)
     order = list(players)
     random.Random(str(seed)).shuffle(order)
-    return _deal(order, table_sizes(len(order), fmt), fmt)
-
-
-def _deal(order: list[str], sizes: list[int], fmt: Format) -> Seating:
-    bye = order.pop() if fmt.players_per_table == 2 and len(order) % 2 else None
+    bye = None
+    if byes_needed(len(order), fmt):
+        bye = choose_bye(order, history)
+        order.remove(bye)
+    sizes = table_sizes(len(players), fmt)
     tables, start = [], 0
     for size in sizes:
         tables.append(tuple(order[start:start + size]))
@@ -115,19 +136,18 @@ def seat_next_round(ranking: Sequence[str], history: Sequence[Seating], fmt: For
     With seating "drawn" it is a fresh draw from `seed` and the round number. Otherwise:
     the fewest repeated table-mates (see repeat_count), then the least distance from plain
     standings order (each player's table number against the table that order gives them);
-    table 1 holds the leader. In a 2-player format with an odd count the lowest-ranked
-    player who has not had a bye sits out.
+    table 1 holds the leader. Where a bye is due (an odd count in a 2-player format, 5 at
+    tables of 4) it goes by `choose_bye`: the lowest-ranked of those with the fewest byes.
     """
     _check_names(ranking)
     if fmt.seating == "drawn":
-        return seat_first_round(ranking, fmt, f"{seed}/round {len(history) + 1}")
+        return seat_first_round(ranking, fmt, f"{seed}/round {len(history) + 1}", history)
     order = list(ranking)
     bye = None
-    if fmt.players_per_table == 2 and len(order) % 2:
-        had_bye = {s.bye for s in history}
-        bye = next((p for p in reversed(order) if p not in had_bye), order[-1])
+    if byes_needed(len(order), fmt):
+        bye = choose_bye(order, history)
         order.remove(bye)
-    sizes = table_sizes(len(order), fmt)
+    sizes = table_sizes(len(ranking), fmt)
     tables = _Search(order, sizes, met_before(history), max_steps).run()
     return Seating(tuple(tuple(t) for t in tables), bye)
 
@@ -205,9 +225,11 @@ def _name_problems(players: Sequence[str]) -> list[str]:
     return found
 
 
-def seating_problems(seating: Seating, players: Sequence[str], fmt: Format) -> list[str]:
+def seating_problems(seating: Seating, players: Sequence[str], fmt: Format,
+                     history: Sequence[Seating] = ()) -> list[str]:
     """Every problem with a round's seating: a player seated twice, missing or unknown,
-    a table of a size the format does not allow, a bye where none is due."""
+    a table of a size the format does not allow, a bye where none is due (or none where
+    one is), and a second bye for a player while another has had fewer (`history`)."""
     found = _name_problems(players)
     seated = Counter(seating.players)
     for name, count in seated.items():
@@ -223,8 +245,16 @@ def seating_problems(seating: Seating, players: Sequence[str], fmt: Format) -> l
         if len(table) not in allowed:
             found.append(f"table {number} has {len(table)} players; tables seat "
                          f"{' or '.join(map(str, allowed))}")
-    if seating.bye is not None and (fmt.players_per_table != 2 or len(players) % 2 == 0):
+    due = byes_needed(len(players), fmt)
+    if seating.bye is not None and not due:
         found.append(f"{seating.bye} has a bye, but the count needs none")
-    if seating.bye is None and fmt.players_per_table == 2 and len(players) % 2:
-        found.append("an odd count in a 2-player format needs one player with a bye")
+    if seating.bye is None and due:
+        found.append(f"{len(players)} players at tables of {fmt.players_per_table} need one "
+                     f"player with a bye")
+    if seating.bye is not None and seating.bye in players and history:
+        had = Counter(s.bye for s in history if s.bye is not None)
+        fewer = sorted(p for p in players if had[p] < had[seating.bye])
+        if fewer:
+            found.append(f"{seating.bye} would sit out a round again while {', '.join(fewer)} "
+                         f"{'has' if len(fewer) == 1 else 'have'} sat out fewer")
     return found

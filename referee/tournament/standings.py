@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from referee.tournament.format import Format
 from referee.tournament.seating import Seating
 
-__all__ = ["GameResult", "Standing", "standings", "results_problems", "game_points"]
+__all__ = ["GameResult", "Standing", "standings", "results_problems", "game_points",
+           "bye_points"]
 
 
 @dataclass(frozen=True)
@@ -70,10 +71,13 @@ class Standing:
     tournament_points: float
     games: int
     tie_breaks: dict[str, float | int | None] = field(default_factory=dict)
+    # Rounds this player sat out (a bye), each scored by the format's `bye_points`.
+    byes: int = 0
 
     def to_dict(self) -> dict:
         return {"place": self.place, "player": self.player,
                 "tournament_points": _number(self.tournament_points), "games": self.games,
+                "byes": self.byes,
                 "tie_breaks": {k: _number(v) for k, v in self.tie_breaks.items()}}
 
 
@@ -94,12 +98,22 @@ def game_points(result: GameResult, fmt: Format) -> dict[str, float]:
     return points
 
 
+def bye_points(fmt: Format) -> float:
+    """What a bye earns for each game of its round (Format.bye_points)."""
+    if fmt.game_points == "raw":
+        return 0.0  # a game's raw scores sum to 0: 0 is both the average and no game
+    if fmt.bye_points == "win":
+        return float(fmt.place_points[0])
+    seats = fmt.place_points[:fmt.players_per_table]
+    return sum(seats) / len(seats)
+
+
 def standings(results: Iterable[GameResult], fmt: Format,
               seatings: Sequence[Seating] = ()) -> list[Standing]:
     """The standings after `results`; `seatings` (round 1 first) name byes and boards.
 
-    A bye earns the first place's points for each game of its round (places scoring; in
-    raw scoring a bye earns 0). Players level on everything share a place.
+    A bye earns `bye_points(fmt)` for each game of its round. Players level on everything
+    share a place.
     """
     results = list(results)
     players: list[str] = []
@@ -124,10 +138,12 @@ def standings(results: Iterable[GameResult], fmt: Format,
             boards[result.round][player] = result.table
         if result.winner is not None:
             wins[result.winner] += 1
+    byes: Counter = Counter()
     for number, seating in enumerate(seatings, 1):
-        if seating.bye and fmt.game_points == "places":
-            points[seating.bye] += fmt.place_points[0] * fmt.games_per_round
-            by_round[number][seating.bye] += fmt.place_points[0] * fmt.games_per_round
+        if seating.bye:
+            byes[seating.bye] += 1
+            points[seating.bye] += bye_points(fmt) * fmt.games_per_round
+            by_round[number][seating.bye] += bye_points(fmt) * fmt.games_per_round
         for table_number, table in enumerate(seating.tables, 1):
             for player in table:
                 boards[number].setdefault(player, table_number)
@@ -173,7 +189,7 @@ def standings(results: Iterable[GameResult], fmt: Format,
     for group in groups:
         for player in sorted(group):
             table.append(Standing(place, player, _number(points[player]), games[player],
-                                  values[player]))
+                                  values[player], byes[player]))
         place += len(group)
     return table
 
