@@ -12,7 +12,14 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from app.server import hallstore
-from tests.server_helpers import RUN_R2_R5, table_photo, turn_body, upload
+from tests.server_helpers import (
+    PAIR_O11_O12,
+    RUN_O7_O10,
+    RUN_R2_R5,
+    table_photo,
+    turn_body,
+    upload,
+)
 
 PLAYERS = [f"P{n:02d}" for n in range(1, 13)]
 RACKS = ("R5 J K13", "B2", "O10 O11", "K1")  # 43, 2, 21 and 1 points left on the racks
@@ -290,9 +297,10 @@ def test_an_archive_imports_into_an_empty_server_with_nothing_lost(client, app, 
         "racks": dict(zip(tables[0]["players"][1:], RACKS, strict=False))})
     for table in tables[1:]:
         play_game(client, table)
-    client.post(url(tournament, "/overrides"), headers=h(tournament["director_token"]), json={
-        "kind": "void-turn", "body": {"round": 1, "table": 1, "turn": 1},
-        "reason": "played out of turn"})
+    voided = client.post(url(tournament, "/overrides"), headers=h(tournament["director_token"]),
+                         json={"kind": "void-turn", "reason": "played out of turn",
+                               "body": {"round": 1, "table": 1, "turn": 1, "drawn": []}})
+    assert voided.status_code == 201, voided.text
     director = h(tournament["director_token"])
     archive = client.get(url(tournament, "/archive"), headers=director).content
     exported = client.get(url(tournament, "/export.json"), headers=director).json()
@@ -334,7 +342,7 @@ def test_a_disputed_turn_shows_its_photos_readings_verdict_and_overrides(client,
     table = console(client, tournament)["tables"][0]
     game = {"id": table["game_id"], "token": table["token"]}
     client.post(f"/api/games/{game['id']}/rounds", headers=h(game["token"]))
-    photo = upload(client, game, "photo", table_photo(RUN_R2_R5)).json()
+    photo = upload(client, game, "photo", table_photo(RUN_O7_O10, PAIR_O11_O12)).json()
     ended = client.post(f"/api/games/{game['id']}/turn/end", headers=h(game["token"]),
                 json=turn_body(client, game)).json()
     director = h(tournament["director_token"])
@@ -342,8 +350,8 @@ def test_a_disputed_turn_shows_its_photos_readings_verdict_and_overrides(client,
         "kind": "set-valid", "body": {"round": 1, "table": 1, "turn": 9}, "reason": "x"})
     assert missing.status_code == 404 and "no judged turn 9" in missing.json()["detail"]
     ruled = client.post(url(tournament, "/overrides"), headers=director, json={
-        "kind": "set-valid", "body": {"round": 1, "table": 1, "turn": ended["turn"]},
-        "reason": "the joker stood for R6"})
+        "kind": "set-valid", "reason": "the pair was a run of three",
+        "body": {"round": 1, "table": 1, "turn": ended["turn"], "set": ["O11", "O12"]}})
     assert ruled.status_code == 201, ruled.text
     view = client.get(url(tournament, f"/turns/1/1/{ended['turn']}"), headers=director).json()
     assert view["verdict"]["after_photo_id"] == photo["photo_id"]
@@ -351,7 +359,8 @@ def test_a_disputed_turn_shows_its_photos_readings_verdict_and_overrides(client,
     assert view["readings"]["after"]["photo_id"] == photo["photo_id"]
     assert len(view["readings"]["after"]["tiles"]) == len(photo["tiles"])
     assert [(o["kind"], o["reason"]) for o in view["overrides"]] == [
-        ("set-valid", "the joker stood for R6")]
+        ("set-valid", "the pair was a run of three")]
+    assert view["ruled_valid"] == [["O11", "O12"]]
     assert client.get(url(tournament, "/turns/1/1/9"), headers=director).status_code == 404
 
 

@@ -13,6 +13,7 @@ import csv
 import io
 import time
 
+from app.server import hallrulings
 from app.server.games import BadInput, Conflict, GameError, GameService, NotFound
 from app.server.hallstore import HallStore, Taken, TournamentRow
 from app.server.messages import say
@@ -26,6 +27,7 @@ from referee.tournament import (
     standings,
     tournament_format,
 )
+from referee.tournament.rulings import recount
 
 # Hall-wide turn timers: the presets a director picks from.
 TIMER_PRESETS = {"40s": 40.0, "1min": 60.0, "2min": 120.0}
@@ -167,15 +169,25 @@ class HallService:
 
     # -- results and standings -------------------------------------------------------------
     def results(self, tournament_id: str) -> list[GameResult]:
-        """Each table's games from its score sheet, then the log's results and scores."""
+        """Each table's games from its score sheet, counted again where a turn ruling came
+        after the count, then the log's results and scores in order."""
         row = self.row(tournament_id)
         fmt = self.fmt(row)
+        entries = self.store.entries(row.id)
         found: dict[tuple[int, int, int], dict[str, int]] = {}
         for rnd, table, game_id in self.store.tables(row.id):
+            rulings = hallrulings.turn_entries(entries, rnd, table)
+            verdicts = {v["turn"]: v for v in self.games.history(game_id)} if rulings else {}
             for played in self.games.storage.rounds(game_id):
-                if played["number"] <= fmt.games_per_round:
-                    found[(rnd, table, played["number"])] = dict(played["scores"])
-        for entry in self.store.entries(row.id):
+                if played["number"] > fmt.games_per_round:
+                    continue
+                scores = dict(played["scores"])
+                changes = hallrulings.changes_of(rulings, verdicts, played["number"])
+                if changes:
+                    rules = self.games.rules(self.games.row(game_id))
+                    scores = recount(played["racks"], played["winner"], changes, rules).scores
+                found[(rnd, table, played["number"])] = scores
+        for entry in entries:
             body = entry["body"]
             if entry["kind"] == "result":
                 found[(body["round"], body["table"], body["game"])] = dict(body["scores"])
@@ -221,15 +233,24 @@ class HallService:
             raise BadInput(say("override.no_reason"))
         if kind not in OVERRIDES:
             raise BadInput(say("override.kind", kinds=", ".join(OVERRIDES), kind=repr(kind)))
-        problems = self._override_problems(row, kind, body)
+        problems, body = self._override_problems(row, kind, body)
         if problems:
             raise problems[0][0]("; ".join(p for _, p in problems))
+        entries = self.store.entries(row.id)
         with self.games.storage.transaction() as db:
             entry = self.store.log(db, row.id, kind, body, reason, by or DIRECTOR)
-        return {"id": entry, "kind": kind, "body": body, "reason": reason}
+        out = {"id": entry, "kind": kind, "body": body, "reason": reason}
+        if kind in hallrulings.TURN_RULINGS:
+            game_id = self.table_game(row.id, body["round"], body["table"])
+            out["effect"] = hallrulings.effect_words(
+                self.games, game_id, entries + [{"id": entry, "kind": kind, "body": body}],
+                body, kind)
+        return out
 
-    def _override_problems(self, row: TournamentRow, kind: str,
-                           body: dict) -> list[tuple[type[GameError], str]]:
+    def _override_problems(self, row: TournamentRow, kind: str, body: dict
+                           ) -> tuple[list[tuple[type[GameError], str]], dict]:
+        """Every problem with an override, and the body to record (a turn ruling's with
+        what the server found: whether the round was counted already)."""
         fmt = self.fmt(row)
         seatings = self.seatings(row.id)
         found: list[tuple[type[GameError], str]] = []
@@ -238,12 +259,12 @@ class HallService:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 found.append((BadInput, f"{key}: a whole number 1 or more, not {value!r}"))
         if found:
-            return found
+            return found, body
         rnd, table = body["round"], body["table"]
         if rnd > len(seatings):
-            return [(Conflict, f"round {rnd} is not seated")]
+            return [(Conflict, f"round {rnd} is not seated")], body
         if table > len(seatings[rnd - 1].tables):
-            return [(BadInput, f"round {rnd} has {len(seatings[rnd - 1].tables)} tables")]
+            return [(BadInput, f"round {rnd} has {len(seatings[rnd - 1].tables)} tables")], body
         seated = set(seatings[rnd - 1].tables[table - 1])
         if kind in ("result", "score") and body["game"] > fmt.games_per_round:
             found.append((BadInput, f"game: a round has {fmt.games_per_round} games"))
@@ -264,10 +285,14 @@ class HallService:
             score = body.get("score")
             if isinstance(score, bool) or not isinstance(score, int):
                 found.append((BadInput, f"score: a whole number, not {score!r}"))
-            have = {(r.round, r.table, r.game) for r in self.results(row.id)}
-            if (rnd, table, body["game"]) not in have:
+            have = {(r.round, r.table, r.game): r.scores for r in self.results(row.id)}
+            key = (rnd, table, body["game"])
+            if key not in have:
                 found.append((Conflict, f"round {rnd} table {table} game {body['game']} has no "
                                         "result to change yet"))
+            elif not found and have[key].get(body["player"]) == score:
+                found.append((Conflict, f"{body['player']} has {score} in round {rnd} table "
+                                        f"{table} game {body['game']} already; nothing changed"))
         else:
             game_id = self.table_game(row.id, rnd, table)
             turns = {t["turn"] for t in self.games.history(game_id)}
@@ -275,10 +300,18 @@ class HallService:
                 found.append((NotFound, f"round {rnd} table {table} has no judged turn "
                                         f"{body['turn']}"))
         unknown = sorted(set(body) - {"round", "table", "game", "turn", "scores", "player",
-                                      "score", "note"})
+                                      "score", "note", "set", "drawn"})
         if unknown:
             found.append((BadInput, f"unknown key {unknown[0]!r}"))
-        return found
+        if kind == "result" and not found:
+            have = {(r.round, r.table, r.game): r.scores for r in self.results(row.id)}
+            if have.get((rnd, table, body["game"])) == body["scores"]:
+                found.append((Conflict, f"round {rnd} table {table} game {body['game']} has "
+                                        "these scores already; nothing changed"))
+        if kind in hallrulings.TURN_RULINGS and not found:
+            return hallrulings.check(self.games, self.table_game(row.id, rnd, table),
+                                     self.store.entries(row.id), kind, body)
+        return found, body
 
     def log(self, tournament_id: str) -> list[dict]:
         self.row(tournament_id)
@@ -393,8 +426,9 @@ class HallService:
                 "watch_token": game.watch_token, "verdict": verdict,
                 "readings": {k: r.reading if r else None for k, r in readings.items()},
                 "corrections": game.state.get("corrections", []),
-                "overrides": overrides, "voided": any(o["kind"] == "void-turn"
-                                                      for o in overrides)}
+                "overrides": overrides,
+                "voided": any(o["kind"] == "void-turn" for o in overrides),
+                "ruled_valid": [o["body"]["set"] for o in overrides if o["kind"] == "set-valid"]}
 
     # -- exports ---------------------------------------------------------------------------
     def export(self, tournament_id: str) -> dict:

@@ -119,6 +119,10 @@ function scoresOf(text) {
   return out;
 }
 
+function tilesOf(text) {
+  return text.split(/[\s,]+/).filter((code) => code && code !== "-");
+}
+
 $("#override-form").addEventListener("submit", (e) => {
   e.preventDefault();
   const f = e.target;
@@ -128,7 +132,14 @@ $("#override-form").addEventListener("submit", (e) => {
   else body.turn = Number(f.number.value);
   if (kind === "score") { body.player = f.player.value.trim(); body.score = Number.parseInt(f.score.value, 10); }
   if (kind === "result") body.scores = scoresOf(f.score.value);
-  act(async () => { await call("POST", path("/overrides"), { kind, body, reason: f.reason.value }); f.reason.value = ""; });
+  if (kind === "set-valid") body.set = tilesOf(f.set.value);
+  // Drawn tiles matter only once the round is counted: the server asks for them then.
+  if ((kind === "set-valid" || kind === "void-turn") && f.drawn.value.trim()) body.drawn = tilesOf(f.drawn.value);
+  act(async () => {
+    const done = await call("POST", path("/overrides"), { kind, body, reason: f.reason.value });
+    $("#override-effect").textContent = done.effect || "";
+    f.reason.value = "";
+  });
 });
 
 function overlaySvg(reading) {
