@@ -13,9 +13,12 @@ from referee.tournament import (
     Seating,
     final_table,
     finals_seeding,
+    finals_stages,
     game_points,
+    match_of,
     results_problems,
     standings,
+    table_ranking,
     tournament_format,
 )
 
@@ -247,3 +250,30 @@ def test_first_to_four_wins():
     assert again == match
     with pytest.raises(ValueError, match="the match is over"):
         Match.from_dict(match.to_dict() | {"games": list(match.games) + ["B"]})
+
+
+def test_finals_stages_follow_the_finals_size():
+    assert finals_stages(CHAMPIONSHIP) == ["semi-final", "final"]
+    assert finals_stages(CHAMPIONSHIP.replace(finals=Finals(size=4, wins_needed=4))) == ["final"]
+    assert finals_stages(CLUB) == []
+
+
+def test_a_finals_table_ranks_by_its_games_summed_then_by_seed():
+    seeds = ["P1", "P3", "P5", "P7"]
+    games = [GameResult(2, 1, 1, {"P1": -5, "P3": 20, "P5": -10, "P7": -5}),
+             GameResult(2, 1, 2, {"P1": -5, "P3": -10, "P5": 30, "P7": -15})]
+    # Places 4/2/1/0: P3 4 + 1, P5 0 + 4, P1 1.5 + 2, P7 1.5 + 0. Below, in raw scoring
+    # with no tie-breaks, P7, P5 and P1 are level on everything: the better seed first.
+    assert table_ranking(games, seeds, CHAMPIONSHIP) == ["P3", "P5", "P1", "P7"]
+    raw = CHAMPIONSHIP.replace(game_points="raw", tie_breaks=())
+    level = [GameResult(2, 1, 1, {"P1": -5, "P3": 15, "P5": -5, "P7": -5})]
+    assert table_ranking(level, ["P7", "P5", "P3", "P1"], raw) == ["P3", "P7", "P5", "P1"]
+
+
+def test_a_match_counts_games_in_order_until_it_is_decided():
+    players = ("A", "B", "C", "D")
+    games = [GameResult(3, 1, g, {"A": 10, "B": -10, "C": 0, "D": 0}) for g in (3, 1, 2)]
+    games.append(GameResult(3, 1, 4, {"A": -10, "B": 10, "C": 0, "D": 0}))
+    match = match_of(games, players, 3)
+    assert match.winner == "A" and len(match.games) == 3  # game 4 came after the decision
+    assert match_of(games[:2], players, 3).winner is None

@@ -374,6 +374,9 @@ class GameService:
         # Called with (game_id, what) after a change: the frame hub resets or commits its
         # tracker and live sockets push the game.
         self.listeners: list = []
+        # Asked before a round starts (the game's row): words why it may not (a decided
+        # finals table of the tournament hall), or None.
+        self.round_guard = None
 
     @contextmanager
     def lock(self, game_id: str, *, wait: bool = True) -> Iterator[None]:
@@ -562,6 +565,9 @@ class GameService:
                 raise Conflict(say("round.playing"))
             if state["phase"] == "finished":
                 raise Conflict(say("round.finished"))
+            refusal = self.round_guard(row) if self.round_guard is not None else None
+            if refusal:
+                raise Conflict(refusal)
             if starter is None:
                 starter = state.get("start_draw")
             if starter is None:

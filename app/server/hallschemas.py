@@ -33,6 +33,11 @@ class SeatRound(In):
     seed: Annotated[str, StringConstraints(max_length=80)] | None = None
 
 
+class SeatFinals(In):
+    stage: Literal["semi-final", "final"] = Field(
+        ..., description="the finals stage to seat: the next one of the format's")
+
+
 class Override(In):
     kind: Literal["result", "score", "set-valid", "void-turn"]
     body: dict = Field(..., description="round, table and game (result, score) or turn")

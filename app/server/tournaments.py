@@ -13,7 +13,7 @@ import csv
 import io
 import time
 
-from app.server import hallrulings
+from app.server import hallfinals, hallrulings
 from app.server.games import BadInput, Conflict, GameError, GameService, NotFound
 from app.server.hallstore import HallStore, Taken, TournamentRow
 from app.server.messages import say
@@ -40,6 +40,7 @@ class HallService:
         self.games = games
         self.store = HallStore(games.storage)
         self.hub = hub  # the frame hub: which table's camera went quiet
+        games.round_guard = self.round_refusal  # no game after a finals table is decided
 
     # -- a tournament ----------------------------------------------------------------------
     def create(self, name: str, format_name: str, switches: dict | None,
@@ -106,6 +107,7 @@ class HallService:
 
     # -- rounds ----------------------------------------------------------------------------
     def seatings(self, tournament_id: str) -> list[Seating]:
+        """Every seated round, the finals' stages after the qualifying rounds."""
         return [Seating.from_dict(s) for s in self.store.seatings(tournament_id)]
 
     def seat(self, tournament_id: str, round_number: int, seating: dict | None = None,
@@ -115,7 +117,7 @@ class HallService:
         row = self.row(tournament_id)
         fmt = self.fmt(row)
         players = self.store.players(row.id)
-        history = self.seatings(row.id)
+        history = self.seatings(row.id)[:fmt.rounds]
         due = len(history) + 1
         if round_number < due:
             raise Conflict(say("tournament.round_seated", round=round_number))
@@ -133,7 +135,7 @@ class HallService:
                 chosen = Seating.from_dict(seating)
             except ValueError as error:
                 raise BadInput(say("tournament.seating", error=str(error))) from None
-            problems = seating_problems(chosen, players, fmt)
+            problems = seating_problems(chosen, players, fmt, history)
             if problems:
                 raise BadInput(say("tournament.seating", error="; ".join(problems)))
         else:
@@ -145,21 +147,51 @@ class HallService:
                     chosen = seat_next_round(ranking, history, fmt, seed=seed or row.id)
             except ValueError as error:
                 raise BadInput(say("tournament.seating_refused", error=str(error))) from None
+        self._add_round(row, fmt, round_number, chosen, "seat", {})
+        return chosen
+
+    def seat_finals(self, tournament_id: str, stage: str) -> Seating:
+        """Seat finals stage `stage` (the next one) from the standings or the semi-finals."""
+        row = self.row(tournament_id)
+        fmt = self.fmt(row)
+        seatings = self.seatings(row.id)
+        results = self.results(row.id)
+        missing = hallfinals.missing(fmt, seatings, results) if seatings else []
+        ranking = [s.player for s in self.standings(row.id)]
+        chosen = hallfinals.seating_for(fmt, stage, seatings, ranking, results, missing)
+        self._add_round(row, fmt, len(seatings) + 1, chosen, "finals", {"stage": stage})
+        return chosen
+
+    def _add_round(self, row: TournamentRow, fmt: Format, round_number: int, chosen: Seating,
+                   kind: str, extra: dict) -> None:
+        """The round's row, one game per table and the log entry, in one transaction."""
         seconds = TIMER_PRESETS[row.settings["timer"]]
         try:
             with self.games.storage.transaction() as db:
-                self.store.add_round(db, row.id, round_number, chosen.to_dict())
+                self.store.add_round(db, row.id, round_number, {**chosen.to_dict(), **extra})
                 for number, table in enumerate(chosen.tables, 1):
                     game = self.games.create(
                         list(table), fmt.edition, None, {"enabled": True, "seconds": seconds},
                         hall={"tournament": row.id, "round": round_number, "table": number},
                         db=db)
                     self.store.add_table(db, row.id, round_number, number, game.id)
-                self.store.log(db, row.id, "seat", {"round": round_number,
-                                                    "seating": chosen.to_dict()}, "", DIRECTOR)
+                self.store.log(db, row.id, kind, {"round": round_number, **extra,
+                                                  "seating": chosen.to_dict()}, "", DIRECTOR)
         except Taken:
+            if kind == "finals":
+                raise Conflict(f"{hallfinals.STAGE_WORDS[extra['stage']]}: seated already by "
+                               "another request; nothing changed") from None
             raise Conflict(say("tournament.round_seated", round=round_number)) from None
-        return chosen
+
+    def round_refusal(self, game_row) -> str | None:
+        """Why a tournament table may not start another game (None: it may): a finals
+        table whose match is decided or whose games are all played."""
+        hall = game_row.config.get("hall")
+        row = self.store.tournament(hall["tournament"]) if hall else None
+        if row is None:
+            return None
+        return hallfinals.decided(self.fmt(row), self.seatings(row.id), self.results(row.id),
+                                  hall["round"], hall["table"])
 
     def table_game(self, tournament_id: str, round_number: int, table: int) -> str:
         for rnd, number, game_id in self.store.tables(tournament_id):
@@ -174,12 +206,14 @@ class HallService:
         row = self.row(tournament_id)
         fmt = self.fmt(row)
         entries = self.store.entries(row.id)
+        seatings = self.store.seatings(row.id)
         found: dict[tuple[int, int, int], dict[str, int]] = {}
         for rnd, table, game_id in self.store.tables(row.id):
             rulings = hallrulings.turn_entries(entries, rnd, table)
             verdicts = {v["turn"]: v for v in self.games.history(game_id)} if rulings else {}
+            limit = hallfinals.game_limit(fmt, rnd) if rnd <= len(seatings) else 0
             for played in self.games.storage.rounds(game_id):
-                if played["number"] > fmt.games_per_round:
+                if limit is not None and played["number"] > limit:
                     continue
                 scores = dict(played["scores"])
                 changes = hallrulings.changes_of(rulings, verdicts, played["number"])
@@ -199,29 +233,28 @@ class HallService:
 
     def missing_results(self, row: TournamentRow, seatings: list[Seating]) -> list[str]:
         """The games of the last seated round that have no result yet, by table."""
-        fmt = self.fmt(row)
-        last = len(seatings)
-        have = {(r.table, r.game) for r in self.results(row.id) if r.round == last}
-        missing = []
-        for number in range(1, len(seatings[-1].tables) + 1):
-            count = sum(1 for g in range(1, fmt.games_per_round + 1) if (number, g) in have)
-            if count < fmt.games_per_round:
-                missing.append(f"table {number} has {count} of {fmt.games_per_round} games")
-        return missing
+        return hallfinals.missing(self.fmt(row), seatings, self.results(row.id))
 
     def standings(self, tournament_id: str) -> list:
+        """The qualifying rounds' standings (the finals rank their own tables)."""
         row = self.row(tournament_id)
-        return standings(self.results(row.id), self.fmt(row), self.seatings(row.id))
+        fmt = self.fmt(row)
+        results = [r for r in self.results(row.id) if r.round <= fmt.rounds]
+        return standings(results, fmt, self.seatings(row.id)[:fmt.rounds])
 
     def standings_json(self, tournament_id: str) -> dict:
         row = self.row(tournament_id)
         fmt = self.fmt(row)
         seatings = self.seatings(row.id)
+        finals = hallfinals.view(fmt, seatings, self.results(row.id)) \
+            if hallfinals.finals_stages(fmt) else None
         return {"tournament": row.id, "name": row.name, "format": fmt.name,
-                "tie_breaks": list(fmt.tie_breaks), "round": len(seatings),
+                "tie_breaks": list(fmt.tie_breaks), "round": min(len(seatings), fmt.rounds),
                 "rounds": fmt.rounds,
+                "stage": hallfinals.stage_of(fmt, len(seatings)) if seatings else "round",
                 "seating": seatings[-1].to_dict() if seatings else None,
-                "standings": [s.to_dict() for s in self.standings(row.id)]}
+                "standings": [s.to_dict() for s in self.standings(row.id)],
+                "finals": finals}
 
     # -- the director's overrides ----------------------------------------------------------
     def override(self, tournament_id: str, kind: str, body: dict, reason: str,
@@ -266,8 +299,15 @@ class HallService:
         if table > len(seatings[rnd - 1].tables):
             return [(BadInput, f"round {rnd} has {len(seatings[rnd - 1].tables)} tables")], body
         seated = set(seatings[rnd - 1].tables[table - 1])
-        if kind in ("result", "score") and body["game"] > fmt.games_per_round:
-            found.append((BadInput, f"game: a round has {fmt.games_per_round} games"))
+        limit = hallfinals.game_limit(fmt, rnd)
+        if kind in ("result", "score") and limit is not None and body["game"] > limit:
+            where = "a round" if rnd <= fmt.rounds else f"a {hallfinals.stage_of(fmt, rnd)} table"
+            found.append((BadInput, f"game: {where} has {limit} games"))
+        if kind == "result":
+            why = hallfinals.decided(fmt, seatings, self.results(row.id), rnd, table,
+                                     body["game"])
+            if why:
+                found.append((Conflict, why))
         if kind == "result":
             if rnd != len(seatings):
                 found.append((Conflict, f"round {rnd} is over: results go to round "
@@ -363,7 +403,9 @@ class HallService:
                           "referee_called": game_id in open_calls},
                 "games_played": len(view["sheet"]["rounds"]),
             })
+        fmt = self.fmt(row)
         return {"tournament": row.id, "name": row.name, "round": len(seatings),
+                "stage": hallfinals.stage_of(fmt, len(seatings)) if seatings else "round",
                 "settings": row.settings, "tables": tables,
                 "calls": [c for c in calls if c["answered_at"] is None]}
 

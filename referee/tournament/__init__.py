@@ -1,7 +1,14 @@
 """Tournament rules as pure functions: formats (presets of a few switches), seating,
 standings with tie-breaks, finals. Standard library only, like the rest of referee."""
 
-from referee.tournament.finals import Match, final_table, finals_seeding
+from referee.tournament.finals import (
+    Match,
+    final_table,
+    finals_seeding,
+    finals_stages,
+    match_of,
+    table_ranking,
+)
 from referee.tournament.format import FORMATS, TIE_BREAKS, Finals, Format, tournament_format
 from referee.tournament.seating import (
     Seating,
@@ -28,5 +35,5 @@ __all__ = [
     "Seating", "table_sizes", "seat_first_round", "seat_next_round", "seating_problems",
     "repeat_count", "met_before", "byes_needed", "choose_bye", "bye_points",
     "GameResult", "Standing", "standings", "results_problems", "game_points",
-    "finals_seeding", "final_table", "Match",
+    "finals_seeding", "final_table", "Match", "finals_stages", "table_ranking", "match_of",
 ]

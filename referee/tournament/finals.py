@@ -13,9 +13,38 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.tournament.format import Format
-from referee.tournament.standings import Standing
+from referee.tournament.standings import GameResult, Standing, standings
 
-__all__ = ["finals_seeding", "final_table", "Match"]
+__all__ = ["finals_seeding", "final_table", "Match", "finals_stages", "table_ranking",
+           "match_of"]
+
+
+def finals_stages(fmt: Format) -> list[str]:
+    """The finals' stages after the qualifying rounds, in order: none, one final table, or
+    the semi-finals and then the final."""
+    return {0: [], 4: ["final"], 8: ["semi-final", "final"]}[fmt.finals.size]
+
+
+def table_ranking(results: Sequence[GameResult], seeds: Sequence[str],
+                  fmt: Format) -> list[str]:
+    """One finals table's ranking over its games summed (tournament points, then the
+    format's tie-breaks); players level on all of them by their seed (the better
+    qualifier first)."""
+    lines = standings(results, fmt)
+    place = {s.player: s.place for s in lines}
+    worst = len(seeds) + 1
+    return sorted(seeds, key=lambda p: (place.get(p, worst), seeds.index(p)))
+
+
+def match_of(results: Sequence[GameResult], players: Sequence[str], wins_needed: int) -> Match:
+    """A first-to-N match from a table's games in order; a game after the match was
+    decided does not count (the server refuses one)."""
+    match = Match(tuple(players), wins_needed)
+    for result in sorted(results, key=lambda r: r.game):
+        if match.over:
+            break
+        match = match.add_game(result.winner)
+    return match
 
 
 def finals_seeding(ranking: Sequence[Standing] | Sequence[str], fmt: Format) -> list[list[str]]:

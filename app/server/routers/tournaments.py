@@ -101,6 +101,15 @@ def seat(body: hs.SeatRound, request: Request, row: Director):
             "tables": hall(request).console(row.id)["tables"]}
 
 
+@router.post(BASE + "/finals")
+def seat_finals(body: hs.SeatFinals, request: Request, row: Director):
+    """Seat the next finals stage: the semi-finals (1,3,5,7 / 2,4,6,8) or the final table,
+    from the qualifying standings or the semi-finals' rankings."""
+    seating = hall(request).seat_finals(row.id, body.stage)
+    return {"stage": body.stage, "seating": seating.to_dict(),
+            "tables": hall(request).console(row.id)["tables"]}
+
+
 @router.post(BASE + "/pause")
 def pause(body: hs.Pause, request: Request, row: Director):
     """Pause (or, `{"paused": false}`, resume) every table's turn timer."""
