@@ -9,11 +9,9 @@ entry with a reason, and the standings are recomputed from games plus log every 
 
 from __future__ import annotations
 
-import csv
-import io
 import time
 
-from app.server import hallfinals, hallrulings
+from app.server import hallexport, hallfinals, hallrulings
 from app.server.games import BadInput, Conflict, GameError, GameService, NotFound
 from app.server.hallstore import HallStore, Taken, TournamentRow
 from app.server.messages import say
@@ -472,42 +470,12 @@ class HallService:
                 "voided": any(o["kind"] == "void-turn" for o in overrides),
                 "ruled_valid": [o["body"]["set"] for o in overrides if o["kind"] == "set-valid"]}
 
-    # -- exports ---------------------------------------------------------------------------
+    # -- exports (app/server/hallexport.py) ------------------------------------------------
     def export(self, tournament_id: str) -> dict:
-        """Standings and every game: tables, score sheets, judged turns; and the log."""
-        row = self.row(tournament_id)
-        games = []
-        for rnd, number, game_id in self.store.tables(row.id):
-            view = self.games.view(game_id)
-            games.append({"round": rnd, "table": number, "game_id": game_id,
-                          "players": [p["name"] for p in view["players"]],
-                          "state": view["state"], "sheet": view["sheet"],
-                          "turns": self.games.history(game_id)})
-        return {"schema": "rummikub-hall/1", **self.standings_json(row.id),
-                "format_switches": row.format, "settings": row.settings,
-                "players": self.store.players(row.id),
-                "seatings": [s.to_dict() for s in self.seatings(row.id)],
-                "results": [r.to_dict() for r in self.results(row.id)],
-                "games": games, "log": self.store.entries(row.id)}
+        return hallexport.export(self, tournament_id)
 
     def standings_csv(self, tournament_id: str) -> str:
-        row = self.row(tournament_id)
-        fmt = self.fmt(row)
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["place", "player", "tournament_points", "games", *fmt.tie_breaks])
-        for s in self.standings(row.id):
-            line = s.to_dict()
-            writer.writerow([line["place"], line["player"], line["tournament_points"],
-                             line["games"], *(line["tie_breaks"].get(t) for t in fmt.tie_breaks)])
-        return out.getvalue()
+        return hallexport.standings_csv(self, tournament_id)
 
     def games_csv(self, tournament_id: str) -> str:
-        """One line per player per game: round, table, game, player, score."""
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["round", "table", "game", "player", "score"])
-        for result in self.results(tournament_id):
-            for player, score in result.scores.items():
-                writer.writerow([result.round, result.table, result.game, player, score])
-        return out.getvalue()
+        return hallexport.games_csv(self, tournament_id)
