@@ -1,8 +1,9 @@
 """The tournament hall in a real browser (Debian's chromium) on a real server process:
 12 players, 3 tables, 2 rounds. A table phone joins by the link its sheet's QR code holds,
 photographs its table and calls the referee; the director answers from the console and
-overrides a score with a reason; the audit log, the console's standings and the big
-screen (never reloaded) show it; an archive imports into an empty server unchanged.
+overrides a score with a reason and voids a turn; the audit log, the console's standings
+and the big screen (never reloaded) show both; an archive imports into an empty server
+unchanged.
 
 With HALL_SCREENSHOTS=<folder> the console, a table sheet and the big screen are saved
 there (docs/screenshots/hall-*.png were made so).
@@ -119,6 +120,12 @@ def test_a_hall_of_three_tables_over_two_rounds(servers, tmp_path):
         expect(console.locator("#calls")).to_contain_text("No open calls.")
         expect(console.locator("#log")).to_contain_text("the run stands")
 
+        # Table 2's opening meld is judged (through the API): 120 points, a legal turn.
+        game2 = f"/api/games/{table['game_id']}"
+        turn_id = api(server, "GET", game2, table["token"])["round"]["turn"]["id"]
+        judged = api(server, "POST", f"{game2}/turn/end", table["token"], {"turn_id": turn_id})
+        assert judged["legal"], judged["message"]
+
         # Every table plays its game (the racks counted through the API); the big screen
         # follows without a reload.
         screen.evaluate("() => { window.notReloaded = true; }")
@@ -158,6 +165,25 @@ def test_a_hall_of_three_tables_over_two_rounds(servers, tmp_path):
         expect(screen.locator("#round-label")).to_have_text("Round 2 of 2")
         assert screen.evaluate("() => window.notReloaded") is True
         shot(screen, "screen")
+
+        # A void turn counts: table 2's opening meld never happened, so its tiles go back
+        # on the opener's rack and nobody went out; the big screen follows.
+        opener = tables[1]["players"][0]
+        form.locator("[name=kind]").select_option("void-turn")
+        form.locator("[name=table]").fill("2")
+        form.locator("[name=number]").fill(str(judged["turn"]))
+        form.locator("[name=drawn]").fill("-")
+        form.locator("[name=reason]").fill("played before the clock started")
+        form.locator("button").click()
+        expect(console.locator("#override-effect")).to_contain_text("counted again")
+        expect(console.locator("#log")).to_contain_text("played before the clock started")
+        voided = api(server, "GET", f"/api/tournaments/{tid}/standings", watch)["standings"]
+        line = next(s for s in voided if s["player"] == opener)
+        assert line["tournament_points"] < winners_points
+        row = screen.locator("#standings tr", has_text=opener)
+        expect(row).to_contain_text(str(line["tournament_points"]))
+        expect(screen.locator("#standings tr").nth(1)).to_contain_text(voided[0]["player"])
+        assert screen.evaluate("() => window.notReloaded") is True
         assert errors == []
         browser.close()
 
@@ -171,6 +197,6 @@ def test_a_hall_of_three_tables_over_two_rounds(servers, tmp_path):
     assert response.status_code == 201, response.text
     exported = api(server, "GET", f"/api/tournaments/{tid}/export.json", director)
     assert api(empty, "GET", f"/api/tournaments/{tid}/export.json", director) == exported
-    assert exported["standings"][0]["player"] == target
+    assert exported["standings"] == voided
     assert [(g["round"], g["table"]) for g in exported["games"]] == [
         (r, t) for r in (1, 2) for t in (1, 2, 3)]

@@ -2,6 +2,7 @@
 // overrides with a reason, the standings and the audit log. Polls the server every 2 s.
 
 import { preferredLanguage, setLanguage, t } from "../i18n.js";
+import { finalsHtml, nextStageLabel } from "./finals.js";
 import { call, esc, path, showError, tieBreak, token, tournament } from "./hallapi.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -49,10 +50,22 @@ function renderCalls() {
 
 function renderStandings(data) {
   const breaks = data.tie_breaks;
+  // A bye column only where someone sat out (5 players, or an odd count in pairs).
+  const byes = data.standings.some((s) => s.byes);
   $("#standings").innerHTML = `<table class="standings"><tr><th>#</th><th>${esc(t("hall.player"))}</th><th>${esc(t("hall.points"))}</th>
-    ${breaks.map((b) => `<th>${esc(tieBreak(b))}</th>`).join("")}</tr>
+    ${breaks.map((b) => `<th>${esc(tieBreak(b))}</th>`).join("")}${byes ? `<th>${esc(t("hall.byes"))}</th>` : ""}</tr>
     ${data.standings.map((s) => `<tr><td>${s.place}</td><td>${esc(s.player)}</td><td>${s.tournament_points}</td>
-      ${breaks.map((b) => `<td>${esc(s.tie_breaks[b] ?? "")}</td>`).join("")}</tr>`).join("")}</table>`;
+      ${breaks.map((b) => `<td>${esc(s.tie_breaks[b] ?? "")}</td>`).join("")}${byes ? `<td>${s.byes || ""}</td>` : ""}</tr>`).join("")}</table>`;
+}
+
+function renderFinals(data) {
+  const label = nextStageLabel(data.finals);
+  $("#btn-finals").hidden = !label;
+  if (label) $("#btn-finals").textContent = label;
+  // The qualifying rounds are all seated: the next is a finals stage, not a round.
+  $("#btn-seat").hidden = Boolean(data.finals) && data.round >= data.rounds;
+  $("#finals").innerHTML = finalsHtml(data.finals);
+  $("#finals-section").hidden = !$("#finals").innerHTML;
 }
 
 function renderLog(entries) {
@@ -63,7 +76,7 @@ function renderLog(entries) {
 function renderSheets() {
   $("#sheets").innerHTML = consoleView.tables.map((table) => `<div class="sheet">
     <h2>${esc(t("hall.table_n", { number: table.number }))}</h2>
-    <p>${esc(t("hall.round_n", { number: consoleView.round }))}</p>
+    <p>${esc(consoleView.stage === "round" ? t("hall.round_n", { number: consoleView.round }) : t(`hall.stage.${consoleView.stage}`))}</p>
     <ol>${table.players.map((p, i) => `<li>${esc(t("hall.seat_n", { number: i + 1 }))}: ${esc(p)}</li>`).join("")}</ol>
     <img alt="" src="/api/qr.svg?data=${encodeURIComponent(gameLink(table))}">
     <p>${esc(t("hall.scan"))}</p></div>`).join("");
@@ -82,6 +95,7 @@ async function refresh() {
     // Not while the director types an answer: the poll would wipe it.
     if (!document.activeElement || !document.activeElement.matches("#calls input")) renderCalls();
     renderStandings(summary);
+    renderFinals(summary);
     renderLog(entries);
     if (location.hash === "#sheets") renderSheets();
     // A refresh clears only its own error: an action's refusal stays until the next action.
@@ -101,6 +115,7 @@ async function act(fn) {
 }
 
 $("#btn-seat").addEventListener("click", () => act(() => call("POST", path("/rounds"), { round: summary.round + 1 })));
+$("#btn-finals").addEventListener("click", () => act(() => call("POST", path("/finals"), { stage: summary.finals.next })));
 $("#btn-pause").addEventListener("click", () => act(() => call("POST", path("/pause"), { paused: !summary.settings.paused })));
 $("#timer").addEventListener("change", (e) => act(() => call("POST", path("/settings"), { timer: e.target.value })));
 

@@ -2,6 +2,7 @@
 // read-only with the tournament's watch token; it polls, so it updates without a reload.
 
 import { preferredLanguage, setLanguage, t } from "../i18n.js";
+import { finalsHtml } from "./finals.js";
 import { call, esc, path, showError, tieBreak } from "./hallapi.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -13,10 +14,13 @@ async function refresh() {
     $("#title").textContent = data.name;
     $("#round-label").textContent = t("hall.round_of", { number: data.round, rounds: data.rounds });
     const breaks = data.tie_breaks;
+    const byes = data.standings.some((s) => s.byes);
     $("#standings").innerHTML = `<tr><th>#</th><th>${esc(t("hall.player"))}</th><th>${esc(t("hall.points"))}</th>
-      ${breaks.map((b) => `<th>${esc(tieBreak(b))}</th>`).join("")}</tr>
+      ${breaks.map((b) => `<th>${esc(tieBreak(b))}</th>`).join("")}${byes ? `<th>${esc(t("hall.byes"))}</th>` : ""}</tr>
       ${data.standings.map((s) => `<tr><td>${s.place}</td><td>${esc(s.player)}</td><td>${s.tournament_points}</td>
-        ${breaks.map((b) => `<td>${esc(s.tie_breaks[b] ?? "")}</td>`).join("")}</tr>`).join("")}`;
+        ${breaks.map((b) => `<td>${esc(s.tie_breaks[b] ?? "")}</td>`).join("")}${byes ? `<td>${s.byes || ""}</td>` : ""}</tr>`).join("")}`;
+    $("#finals").innerHTML = finalsHtml(data.finals);
+    $("#finals-section").hidden = !$("#finals").innerHTML;
     const tables = data.seating ? data.seating.tables : [];
     $("#seating").innerHTML = tables.map((players, i) => `<li><strong>${esc(t("hall.table_n", { number: i + 1 }))}</strong>: ${players.map(esc).join(", ")}</li>`).join("");
     showError($("#error"), null);
