@@ -20,7 +20,9 @@ function tableHtml(stage, table) {
 export function finalsHtml(finals) {
   if (!finals || !finals.seated.length) return "";
   const winner = finals.winner ? `<p class="champion">${esc(t("hall.champion", { player: finals.winner }))}</p>` : "";
-  return `${winner}${finals.seated.map((s) => s.tables.map((table) => tableHtml(s.stage, table)).join("")).join("")}`;
+  // The stage playing first: the final above the semi-finals it came from.
+  const stages = [...finals.seated].reverse();
+  return `${winner}${stages.map((s) => s.tables.map((table) => tableHtml(s.stage, table)).join("")).join("")}`;
 }
 
 // The console's button label for the next stage; null when none is due.

@@ -12,7 +12,8 @@ async function refresh() {
   try {
     const data = await call("GET", path("/standings"));
     $("#title").textContent = data.name;
-    $("#round-label").textContent = t("hall.round_of", { number: data.round, rounds: data.rounds });
+    $("#round-label").textContent = data.stage && data.stage !== "round"
+      ? t(`hall.stage.${data.stage}`) : t("hall.round_of", { number: data.round, rounds: data.rounds });
     const breaks = data.tie_breaks;
     const byes = data.standings.some((s) => s.byes);
     $("#standings").innerHTML = `<tr><th>#</th><th>${esc(t("hall.player"))}</th><th>${esc(t("hall.points"))}</th>
@@ -21,7 +22,9 @@ async function refresh() {
         ${breaks.map((b) => `<td>${esc(s.tie_breaks[b] ?? "")}</td>`).join("")}${byes ? `<td>${s.byes || ""}</td>` : ""}</tr>`).join("")}`;
     $("#finals").innerHTML = finalsHtml(data.finals);
     $("#finals-section").hidden = !$("#finals").innerHTML;
-    const tables = data.seating ? data.seating.tables : [];
+    // During the finals their tables show under Finals instead.
+    const tables = data.seating && data.stage === "round" ? data.seating.tables : [];
+    $("#seating-section").hidden = data.stage !== "round";
     $("#seating").innerHTML = tables.map((players, i) => `<li><strong>${esc(t("hall.table_n", { number: i + 1 }))}</strong>: ${players.map(esc).join(", ")}</li>`).join("");
     showError($("#error"), null);
   } catch (error) {
