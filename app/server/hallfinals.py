@@ -9,6 +9,7 @@ are `referee.tournament.finals`; no HTTP here.
 from __future__ import annotations
 
 from app.server.games import BadInput, Conflict
+from app.server.messages import Message, say
 from referee.tournament import (
     Format,
     GameResult,
@@ -21,7 +22,7 @@ from referee.tournament import (
     table_ranking,
 )
 
-STAGE_WORDS = {"semi-final": "the semi-finals", "final": "the final"}
+SEATED = {"semi-final": "finals.semis_seated", "final": "finals.final_seated"}
 
 
 def stage_of(fmt: Format, round_number: int) -> str:
@@ -100,28 +101,26 @@ def seating_for(fmt: Format, stage: str, seatings: list[Seating], ranking: list[
     words otherwise."""
     stages = finals_stages(fmt)
     if not stages:
-        raise Conflict(f"the {fmt.name} format has no finals")
+        raise Conflict(say("finals.none", format=fmt.name))
     if stage not in stages:
-        raise BadInput(f"stage: one of {', '.join(stages)}, not {stage!r}")
+        raise BadInput(say("finals.stage", stages=", ".join(stages), stage=repr(stage)))
     index = stages.index(stage)
     seated = len(seatings) - fmt.rounds
     if seated > index:
-        raise Conflict(f"{STAGE_WORDS[stage]} are seated already; nothing changed"
-                       if stage == "semi-final" else
-                       f"{STAGE_WORDS[stage]} is seated already; nothing changed")
+        raise Conflict(say(SEATED[stage]))
     if len(seatings) < fmt.rounds:
-        raise Conflict(f"the finals come after the {fmt.rounds} qualifying rounds: "
-                       f"{len(seatings)} of {fmt.rounds} are seated")
+        raise Conflict(say("finals.too_early", rounds=fmt.rounds, seated=len(seatings)))
     if seated < index:
-        raise Conflict(f"{STAGE_WORDS[stages[seated]]} come first")
+        raise Conflict(say("finals.semis_first"))
+    if missing and index:
+        raise Conflict(say("finals.semis_not_over", missing="; ".join(missing)))
     if missing:
-        before = "the semi-finals" if index else f"round {fmt.rounds}"
-        raise Conflict(f"{before} {'are' if index else 'is'} not over: {'; '.join(missing)}")
+        raise Conflict(say("tournament.round_not_over", round=fmt.rounds,
+                           missing="; ".join(missing)))
+    if len(ranking) < fmt.finals.size:
+        raise Conflict(say("finals.too_few", size=fmt.finals.size, count=len(ranking)))
     if index == 0:
-        try:
-            tables = finals_seeding(ranking, fmt)
-        except ValueError as error:
-            raise Conflict(str(error)) from None
+        tables = finals_seeding(ranking, fmt)
     else:
         semis = seatings[-1].tables
         rankings = [table_state(fmt, len(seatings), t, players, results)["ranking"]
@@ -148,7 +147,7 @@ def missing(fmt: Format, seatings: list[Seating], results: list[GameResult]) -> 
 
 
 def decided(fmt: Format, seatings: list[Seating], results: list[GameResult],
-            round_number: int, table: int, game: int | None = None) -> str | None:
+            round_number: int, table: int, game: int | None = None) -> Message | None:
     """Why no further game counts at a finals table (None: it still plays): its match is
     decided, or its games are all played. `game`: the game a result names."""
     if stage_of(fmt, round_number) == "round" or round_number > len(seatings):
@@ -157,10 +156,8 @@ def decided(fmt: Format, seatings: list[Seating], results: list[GameResult],
     state = table_state(fmt, round_number, table, players, results)
     if "wins" in state:
         if state["done"] and (game is None or game > state["games"]):
-            return (f"the match at {STAGE_WORDS[stage_of(fmt, round_number)]} is decided: "
-                    f"{state['winner']} has {fmt.finals.wins_needed} wins; no further game "
-                    "counts")
+            return say("finals.decided", player=state["winner"], wins=fmt.finals.wins_needed)
         return None
     if game is None and state["done"]:
-        return f"this table has played its {state['games_needed']} games; no further game counts"
+        return say("finals.games_played", games=state["games_needed"])
     return None

@@ -177,8 +177,7 @@ class HallService:
                                                   "seating": chosen.to_dict()}, "", DIRECTOR)
         except Taken:
             if kind == "finals":
-                raise Conflict(f"{hallfinals.STAGE_WORDS[extra['stage']]}: seated already by "
-                               "another request; nothing changed") from None
+                raise Conflict(say(hallfinals.SEATED[extra["stage"]])) from None
             raise Conflict(say("tournament.round_seated", round=round_number)) from None
 
     def round_refusal(self, game_row) -> str | None:
@@ -305,7 +304,7 @@ class HallService:
             why = hallfinals.decided(fmt, seatings, self.results(row.id), rnd, table,
                                      body["game"])
             if why:
-                found.append((Conflict, why))
+                found.append((Conflict, str(why)))
         if kind == "result":
             if rnd != len(seatings):
                 found.append((Conflict, f"round {rnd} is over: results go to round "
