@@ -130,19 +130,42 @@ def test_bad_rulings_are_refused_with_words_and_change_nothing(client, app):
         len(entries) + 1
 
 
-def test_a_ruling_while_the_round_plays_is_done_at_the_table_not_counted_twice(client, app):
+def test_a_ruling_while_the_round_plays_leaves_the_table_and_counts_at_the_end(client, app):
     tournament, table, verdict = penalised_round(client, app, end=False)
     first, winner, *rest = table["players"]
     ruled = override(client, tournament, "void-turn", turn=verdict["turn"])
     assert ruled.status_code == 201, ruled.text
     assert ruled.json()["body"]["round_over"] is False
-    assert ruled.json()["effect"] == (f"{first} puts the 3 tile(s) drawn back in the pool; the "
-                                      "round's end counts the racks as they are")
+    assert ruled.json()["effect"] == f"{first} puts the 3 tile(s) drawn back in the pool now"
+    named = override(client, tournament, "void-turn", turn=verdict["turn"], drawn=["B1"])
+    assert named.status_code == 409  # void already: the same ruling twice changes nothing
     # The drawn tiles went back to the pool at the table: the count has them off already.
-    racks = {first: "O7 O8 O9 O10 O11 O12", **dict(zip(rest, ("R5 K13", "B2"), strict=True))}
+    racks = {first: "O7 O8 O9 O10 O11 O12", **dict(zip(rest, OTHERS, strict=True))}
     client.post(f"/api/games/{table['game_id']}/round/end", headers=h(table["token"]),
                 json={"winner": winner, "racks": racks})
     assert points(client, tournament)[first] == -57
+
+
+def test_a_set_ruled_valid_while_the_round_plays_is_counted_at_the_round_end(client, app):
+    tournament, table, verdict = penalised_round(client, app, end=False)
+    first, winner, *rest = table["players"]
+    early = override(client, tournament, "set-valid", turn=verdict["turn"],
+                     set=["O11", "O12"], drawn=["B1"])
+    assert early.status_code == 422 and early.json()["detail"].startswith("drawn: only")
+    ruled = override(client, tournament, "set-valid", turn=verdict["turn"], set=["O11", "O12"])
+    assert ruled.status_code == 201, ruled.text
+    # The table as photographed stays the table: the 6 tiles stay on the rack until the
+    # count, which takes them off; the 3 drawn go back to the pool now.
+    back = " ".join(t["code"] for t in verdict["penalty"]["tiles_back"])  # the penalty's order
+    assert sorted(back.split()) == ["O10", "O11", "O12", "O7", "O8", "O9"]
+    assert ruled.json()["effect"] == (
+        f"{first} puts the 3 tile(s) drawn back in the pool now; the tiles stay where they "
+        f"are, and the round's count takes {back} as off {first}'s rack")
+    racks = {first: "O7 O8 O9 O10 O11 O12 R1", **dict(zip(rest, OTHERS, strict=True))}
+    client.post(f"/api/games/{table['game_id']}/round/end", headers=h(table["token"]),
+                json={"winner": winner, "racks": racks})
+    after = points(client, tournament)
+    assert (after[first], after[winner]) == (-1, 1 + 18 + 2)
 
 
 def test_the_same_score_or_result_twice_changes_nothing_and_says_why(client, app):

@@ -3,10 +3,13 @@ against the turn's verdict and the rulings before it, and counting a table's gam
 from the racks counted at their end. The rules are `referee.tournament.rulings`; the
 records (verdicts, counted racks, the audit log) are never changed.
 
-A ruling made while its round plays is carried out at the table (the player returns the
-drawn tiles to the pool, the director says which tiles move): the racks counted at the
-round's end already hold it. One made after the round was counted counts it again; the
-server records which in the entry (`round_over`), so a round is never corrected twice.
+The table as photographed stays the table: no ruling moves a tile between table and
+rack while play goes on (the next turn would be judged for it). The tiles a ruling sends
+back on the rack or off it are counted when the round is: they change the racks counted at
+its end. Drawn tiles are the exception: a ruling made while its round plays has the
+player put them back in the pool at once, so the count does not take them off again; one
+made after the count names those still on the rack (`drawn`). The server records which
+case applied in the entry (`round_over`).
 """
 
 from __future__ import annotations
@@ -54,15 +57,12 @@ def _drawn_of(entry: dict) -> list[str]:
     return list(entry["body"].get("drawn") or [])
 
 
-def changes_of(entries: list[dict], verdicts: dict[int, dict], game_round: int,
-               upto: int | None = None) -> list[tuple[RackChange, list[str]]]:
-    """The rack changes the rulings recorded after `game_round` was counted make to it,
-    in log order (entries before log id `upto` only, when given)."""
+def changes_of(entries: list[dict], verdicts: dict[int, dict],
+               game_round: int) -> list[tuple[RackChange, list[str]]]:
+    """The rack changes the rulings make to `game_round`'s count, in log order."""
     changes = []
     ruled: dict[int, list[list[str]]] = {}
     for entry in entries:
-        if upto is not None and entry["id"] >= upto:
-            break
         body = entry["body"]
         verdict = verdicts.get(body["turn"])
         if verdict is None or verdict["round"] != game_round:
@@ -74,7 +74,10 @@ def changes_of(entries: list[dict], verdicts: dict[int, dict], game_round: int,
             before = set_valid_change(record, ruled.get(body["turn"], []))
             ruled.setdefault(body["turn"], []).append(body["set"])
             change = None if before else set_valid_change(record, ruled[body["turn"]])
-        if change is not None and body.get("round_over") and not change.empty:
+        if change is not None and not body.get("round_over"):
+            # The drawn tiles went back to the pool at the table, before the count.
+            change = RackChange(change.player, change.onto_rack, change.off_rack, 0)
+        if change is not None and not change.empty:
             changes.append((change, _drawn_of(entry)))
     return changes
 
@@ -161,10 +164,15 @@ def effect_words(games: GameService, game_id: str, entries: list[dict], body: di
         return (f"round {verdicts[body['turn']]['round']} of the table is counted again "
                 "from its racks with this ruling")
     moves = []
-    if change.onto_rack:
-        moves.append(f"takes {' '.join(change.onto_rack)} back on the rack")
-    if change.off_rack:
-        moves.append(f"lays {' '.join(change.off_rack)} on the table again")
     if change.draws_back:
-        moves.append(f"puts the {change.draws_back} tile(s) drawn back in the pool")
-    return f"{record.player} {' and '.join(moves)}; the round's end counts the racks as they are"
+        moves.append(f"{record.player} puts the {change.draws_back} tile(s) drawn back in the "
+                     "pool now")
+    counted = []
+    if change.onto_rack:
+        counted.append(f"{' '.join(change.onto_rack)} as on {record.player}'s rack")
+    if change.off_rack:
+        counted.append(f"{' '.join(change.off_rack)} as off {record.player}'s rack")
+    if counted:
+        moves.append("the tiles stay where they are, and the round's count takes "
+                     + " and ".join(counted))
+    return "; ".join(moves)
