@@ -185,8 +185,8 @@ class HallService:
         table whose match is decided or whose games are all played."""
         hall = game_row.config.get("hall")
         row = self.store.tournament(hall["tournament"]) if hall else None
-        if row is None:
-            return None
+        if row is None or hall["round"] <= self.fmt(row).rounds:
+            return None  # a qualifying table: no results to read
         return hallfinals.decided(self.fmt(row), self.seatings(row.id), self.results(row.id),
                                   hall["round"], hall["table"])
 
