@@ -122,3 +122,34 @@ def test_a_refused_token_is_an_http_answer_with_words_from_the_real_server(hall)
         response = refused.value.response
         assert response.status_code == status
         assert "token" in json.loads(response.body)["detail"]
+
+
+def test_the_console_socket_passes_through_the_hall_s_nginx_example(hall):
+    """docs/hall/nginx.conf in front of both processes: the console's socket through the
+    proxy hears an override made straight at either process within 1 s."""
+    from tests.hall_proxy import Nginx, nginx_bin
+
+    if nginx_bin() is None:
+        pytest.skip("nginx is not installed (apt-get install nginx-light; .ci/run does it)")
+    a, b = hall
+    proxy = Nginx([a.port, b.port]).start()
+    try:
+        with httpx.Client(timeout=60) as http, ExitStack() as sockets:
+            made = http.post(f"{a.base}/api/tournaments", headers={"X-Token": a.table_token},
+                             json={"name": "Proxied", "format": "club", "timer": "1min",
+                                   "switches": {"rounds": 2, "games_per_round": 1}}).json()
+            tid, director = made["tournament"], {"X-Token": made["director_token"]}
+            assert http.post(f"{a.base}/api/tournaments/{tid}/players", headers=director,
+                             json={"players": PLAYERS}).is_success
+            assert http.post(f"{b.base}/api/tournaments/{tid}/rounds", headers=director,
+                             json={"round": 1}).is_success
+            console = _socket(sockets, proxy, tid, made["director_token"])
+            for k, server in enumerate((a, b, a, b)):
+                sent = time.perf_counter()
+                answer = http.post(f"{server.base}/api/tournaments/{tid}/settings",
+                                   headers=director, json={"timer": ("40s", "2min")[k % 2]})
+                assert answer.status_code == 200, answer.text
+                _, delay = _next_change(console, "settings", sent)
+                assert delay < WITHIN_S, f"change {k} through the proxy after {delay:.3f} s"
+    finally:
+        proxy.stop()
