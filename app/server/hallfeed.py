@@ -20,6 +20,7 @@ changes becomes one message, and a slow socket never holds more than that set.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -107,6 +108,7 @@ class HallFeed:
         self.sockets: dict[str, set[Watcher]] = {}
         # game id -> (tournament, round, table), or None for a game of no tournament
         self._games: OrderedDict[str, tuple | None] = OrderedDict()
+        self._known = threading.Lock()  # games change on reader, request and listener threads
         self._phases: dict[str, str] = {}  # a game's phase as last seen here
         self._streaming: dict[str, bool] = {}  # whether a game's camera streamed, last sweep
         service.listeners.append(self.game_changed)
@@ -159,15 +161,18 @@ class HallFeed:
         self.tell(tournament_id, parts, {table})
 
     def _seat(self, game_id: str) -> tuple | None:
-        if game_id in self._games:
-            self._games.move_to_end(game_id)
-            return self._games[game_id]
+        with self._known:
+            if game_id in self._games:
+                self._games.move_to_end(game_id)
+                return self._games[game_id]
         row = self.storage.game(game_id)
         hall = (row.config.get("hall") if row is not None else None) or None
         seat = (hall["tournament"], hall["round"], hall["table"]) if hall else None
-        self._games[game_id] = seat  # a game's table never changes
-        while len(self._games) > MAX_GAMES_KNOWN:
-            self._games.popitem(last=False)
+        with self._known:
+            self._games[game_id] = seat  # a game's table never changes
+            while len(self._games) > MAX_GAMES_KNOWN:
+                gone, _ = self._games.popitem(last=False)
+                self._phases.pop(gone, None)
         return seat
 
     def _scored_since(self, game_id: str) -> bool:
@@ -175,8 +180,8 @@ class HallFeed:
         heard from another process carries no name)."""
         row = self.storage.game(game_id)
         phase = row.state.get("phase") if row is not None else None
-        before = self._phases.get(game_id)
-        self._phases[game_id] = phase
+        with self._known:
+            before, self._phases[game_id] = self._phases.get(game_id), phase
         return phase in SCORED_PHASES and phase != before
 
     def stored(self, db: Connection, tournament_id: str, kind: str) -> None:
