@@ -1,7 +1,8 @@
 """The hall's live socket (`/api/tournaments/{id}/live`): the token is checked before the
 socket is accepted; the director's console hears every change of the tournament (a table's
-game, seating, overrides, calls) with the tables it concerns, the big screen only the
-standings; a change that rolls back is never told; a flood is closed as on the table socket.
+game, a timeout, a camera gone quiet, seating, overrides, calls) with the tables it
+concerns, the big screen only the standings; a change that rolls back is never told; a
+flood is closed as on the table socket.
 
 Each test runs on SQLite and on PostgreSQL (tests/conftest.py). Two processes on one
 PostgreSQL are in tests/test_server_hall_live_processes.py.
@@ -39,6 +40,14 @@ def until_pong(ws) -> list[dict]:
 
 def changed(ws) -> list[tuple[list[str], list[int] | None]]:
     return [(m["parts"], m.get("tables")) for m in until_pong(ws) if m["type"] == "changed"]
+
+
+@pytest.fixture
+def app(tmp_path, clock):
+    """A server whose wall clock the test moves (the turn timers'); on both databases."""
+    from tests.server_helpers import make_app
+
+    return make_app(tmp_path, clock=clock)
 
 
 @pytest.fixture
@@ -150,6 +159,17 @@ def test_a_camera_that_starts_or_goes_quiet_changes_its_table_on_the_console(hal
     frames.camera_seen = time.monotonic() - CAMERA_QUIET_S - 1
     assert _told_within(director, 5) == [(["tables"], [1])]
     assert console(client, tournament)["tables"][0]["flags"]["camera_lost"]
+    assert changed(screen) == []
+
+
+def test_a_turn_the_timer_ends_reaches_the_console(hall, client, clock):
+    tournament, director, screen = hall
+    table = console(client, tournament)["tables"][2]
+    client.post(f"/api/games/{table['game_id']}/rounds", headers=h(table["token"]))
+    assert changed(director) == [(["tables"], [3])]
+    clock.advance(61)  # the 1-minute timer ran out: the server's tick judges the turn
+    assert _told_within(director, 5) == [(["tables"], [3])]
+    assert console(client, tournament)["tables"][2]["flags"]["timeout"]
     assert changed(screen) == []
 
 
