@@ -138,3 +138,43 @@ def test_the_big_screen_and_the_console_follow_changes_without_polling(server, t
         expect(french.locator("#live-status")).to_have_text("En direct")
         assert errors == []
         browser.close()
+
+
+COALESCED = """
+globalThis.location = { search: "?t=T&token=K", protocol: "http:", host: "hall" };
+const { coalesced } = await import(process.argv[1]);
+const fetched = [];
+const waits = [];
+const run = coalesced((parts) => new Promise((done) => {
+  fetched.push([...parts].sort()); waits.push(done);
+}));
+const first = run(["tables"]);
+const second = run(["log"]);
+run(["standings", "log"]);
+await new Promise((r) => setTimeout(r, 10));
+waits.shift()();  // the first fetch ends: the two told meanwhile go as one
+await new Promise((r) => setTimeout(r, 10));
+waits.shift()();
+await Promise.all([first, second]);
+run(["calls"]);
+await new Promise((r) => setTimeout(r, 10));
+waits.shift()();
+console.log(JSON.stringify(fetched));
+"""
+
+
+def test_changes_told_during_a_fetch_are_fetched_together_after_it():
+    import json
+    import shutil
+    import subprocess
+
+    from tests.page_helpers import ROOT
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    module = (ROOT / "app" / "static" / "js" / "hall" / "hallsocket.js").as_uri()
+    done = subprocess.run([node, "--input-type=module", "-e", COALESCED, module],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [["tables"], ["log", "standings"], ["calls"]]
