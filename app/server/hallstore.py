@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, func, insert, select, update
@@ -46,6 +47,13 @@ class HallStore:
     def __init__(self, storage: Storage):
         self.storage = storage
         self.engine = storage.engine
+        # Called (db, tournament id, what) inside each write's transaction: the live feed
+        # (`hallfeed.HallFeed.stored`) tells the console and the big screen.
+        self.changed: Callable[[Connection, str, str], None] | None = None
+
+    def _changed(self, db: Connection, tournament_id: str, what: str) -> None:
+        if self.changed is not None:
+            self.changed(db, tournament_id, what)
 
     # -- tournaments -----------------------------------------------------------------------
     def create(self, name: str, fmt: dict, settings: dict, *, row_id: str | None = None,
@@ -88,6 +96,7 @@ class HallStore:
                         tournament_id=tournament_id, name=name, number=start + offset))
         except IntegrityError as error:
             raise Taken(name) from error
+        self._changed(db, tournament_id, "players")
 
     def players(self, tournament_id: str) -> list[str]:
         query = select(hall_players.c.name).where(
@@ -132,7 +141,9 @@ class HallStore:
         statement = insert(hall_log).values(
             tournament_id=tournament_id, created_at=created_at or time.time(), kind=kind,
             body=json.dumps(body), reason=reason, by=by)
-        return int(db.execute(statement).inserted_primary_key[0])
+        entry = int(db.execute(statement).inserted_primary_key[0])
+        self._changed(db, tournament_id, kind)
+        return entry
 
     def entries(self, tournament_id: str) -> list[dict]:
         query = select(hall_log).where(hall_log.c.tournament_id == tournament_id).order_by(
@@ -146,7 +157,9 @@ class HallStore:
         statement = insert(hall_calls).values(tournament_id=tournament_id, game_id=game_id,
                                               created_at=time.time(), photo_id=photo_id)
         with self.storage.transaction() as db:
-            return int(db.execute(statement).inserted_primary_key[0])
+            call_id = int(db.execute(statement).inserted_primary_key[0])
+            self._changed(db, tournament_id, "call")
+            return call_id
 
     def answer_call(self, db: Connection, tournament_id: str, call_id: int,
                     answer: str) -> bool:

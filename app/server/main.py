@@ -26,6 +26,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.server.games import GameError, GameService
+from app.server.hallfeed import HallFeed
 from app.server.limits import DecodeBudget
 from app.server.messages import Message, say
 from app.server.refusals import Refused, refusal_body
@@ -282,6 +283,8 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         app.state.service = service
         app.state.hub = hub
         app.state.hall = HallService(service, hub)
+        # The hall's live sockets (console, big screen) hear every change of a tournament.
+        app.state.hallfeed = hallfeed = HallFeed(service, app.state.hall, hub)
         app.state.table_token = storage.table_token()
         # Photos decoded and read at once: each may take 150 MB and a core, so a burst
         # of uploads waits its turn instead of exhausting memory.
@@ -292,6 +295,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
                 await asyncio.sleep(settings.tick_s)
                 try:
                     hub.sweep()
+                    hallfeed.sweep()
                     if not storage.full:  # a timed-out turn waits for space to be judged
                         await run_in_threadpool(service.check_all_timeouts)
                 except Exception:  # the tick must outlive any one bad game
@@ -299,8 +303,13 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
 
         # Games changed by other server processes on this database (PostgreSQL): their
         # live sockets read them again. On SQLite it hears nothing.
-        listener = storage.listen(service.heard,
-                                  on_reconnect=lambda: [service.heard(g) for g in list(hub.games)])
+        def heard_again():
+            for game_id in list(hub.games):
+                service.heard(game_id)
+            hallfeed.everything()
+
+        listener = storage.listen(service.heard, on_reconnect=heard_again,
+                                  on_hall=hallfeed.heard)
         task = asyncio.get_running_loop().create_task(tick())
         try:
             yield
@@ -356,12 +365,13 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         status, message = _validation_words(error, request.url.path)
         return JSONResponse(refusal_body(str(message), message), status_code=status)
 
-    from app.server.routers import games, meta, table, tournaments
+    from app.server.routers import games, hall_live, meta, table, tournaments
 
     app.include_router(meta.router)
     app.include_router(games.router)
     app.include_router(table.router)
     app.include_router(tournaments.router)
+    app.include_router(hall_live.router)
 
     static = settings.static_dir
     if static is not None and Path(static).is_dir() and (Path(static) / "index.html").is_file():

@@ -21,13 +21,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import logging
 import secrets
 import shutil
 import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from app.server import dbnotify
 from app.server.dbopen import DatabaseRefused, open_engine
 from app.server.dbtables import games, meta, photos, readings, rounds, turns
+
+log = logging.getLogger("rummikub.server")
 
 __all__ = ["DatabaseRefused", "GameRow", "ReadingRow", "Storage", "StorageFull", "new_id",
            "new_token"]
@@ -139,17 +142,18 @@ class Storage:
         if joined is not None:
             yield joined
             return
+        committed: list[Callable[[], None]] = []  # `after_commit`'s, once it committed
         with self._lock:
             self.refuse_if_full()
             try:
                 with self.engine.connect() as db:
                     db.execution_options(write=True)
                     with db.begin():
-                        self._open.db = db
+                        self._open.db, self._open.committed = db, committed
                         try:
                             yield db
                         finally:
-                            self._open.db = None
+                            self._open.db = self._open.committed = None
             except DBAPIError as error:
                 if not self._is_disk_full(error):
                     raise
@@ -157,6 +161,20 @@ class Storage:
                 self._free_at_full = self._free_bytes()
                 raise StorageFull() from error
             self._full_since = None
+        for then in committed:
+            try:
+                then()
+            except Exception:  # what is told after a commit never undoes it
+                log.exception("a change was stored but not passed on")
+
+    def after_commit(self, then: Callable[[], None]) -> None:
+        """Call `then()` once the transaction open on this thread commits (never if it
+        rolls back); at once when none is open."""
+        committed = getattr(self._open, "committed", None)
+        if committed is None:
+            then()
+        else:
+            committed.append(then)
 
     @property
     def full(self) -> bool:
@@ -224,7 +242,11 @@ class Storage:
         database hear `game_id` once it commits (`listen`)."""
         dbnotify.notify(db, game_id, self.origin)
 
-    def listen(self, on_game, on_reconnect=None) -> dbnotify.Listener:
+    def notify_hall(self, db: Connection, tournament_id: str, parts: str) -> None:
+        """As `notify`, for a tournament: `parts` names what changed (`hallfeed`)."""
+        dbnotify.notify_hall(db, tournament_id, parts, self.origin)
+
+    def listen(self, on_game, on_reconnect=None, on_hall=None) -> dbnotify.Listener:
         """Call `on_game(game_id)` (on a thread of its own) for each game another process
         changed, and `on_reconnect()` when listening again after a lost connection (what
         was changed meanwhile was not heard); `.close()` it at shutdown. On SQLite it
@@ -234,7 +256,7 @@ class Storage:
             conninfo = self.target.url.set(drivername="postgresql").render_as_string(
                 hide_password=False)
         return dbnotify.Listener(conninfo, on_game, origin=self.origin,
-                                 on_reconnect=on_reconnect)
+                                 on_reconnect=on_reconnect, on_hall=on_hall)
 
     def reachable(self) -> bool:
         """Whether the database answers now (for /api/health)."""

@@ -1,14 +1,16 @@
 // The director's console: every table at a glance, the referee calls, a turn in dispute,
-// overrides with a reason, the standings and the audit log. Polls the server every 2 s.
+// overrides with a reason, the standings and the audit log. Live: the tournament's socket
+// says what changed and only that is fetched again (hallsocket.js).
 
 import { preferredLanguage, setLanguage, t } from "../i18n.js";
 import { finalsHtml, nextStageLabel } from "./finals.js";
 import { call, esc, path, showError, tieBreak, token, tournament } from "./hallapi.js";
+import { ALL, coalesced, follow } from "./hallsocket.js";
 
 const $ = (sel) => document.querySelector(sel);
-const POLL_MS = 2000;
 let summary = null;
 let consoleView = null;
+let entries = null;
 
 function gameLink(table) {
   return `${location.origin}/?g=${encodeURIComponent(table.game_id)}&token=${encodeURIComponent(table.token)}`;
@@ -29,7 +31,7 @@ function renderTables() {
       <h3>${esc(t("hall.table_n", { number: table.number }))}</h3>
       <div>${table.players.map(esc).join(", ")}</div>
       <div>${esc(t("hall.turn_of", { player: table.turn || "–" }))}
-        ${table.remaining_s == null ? "" : esc(t("hall.time_left", { seconds: Math.ceil(table.remaining_s) }))}
+        ${table.remaining_s == null ? "" : `<span class="time-left" data-ends="${Date.now() / 1000 + table.remaining_s}" data-paused="${table.paused}">${esc(t("hall.time_left", { seconds: Math.ceil(table.remaining_s) }))}</span>`}
         ${table.paused ? esc(t("hall.paused")) : ""}</div>
       <div class="muted">${esc(table.last_verdict ? table.last_verdict.message : t("hall.no_verdict"))}</div>
       <div>${esc(t("hall.games_played", { count: table.games_played }))}</div>
@@ -82,11 +84,21 @@ function renderSheets() {
     <p>${esc(t("hall.scan"))}</p></div>`).join("");
 }
 
-async function refresh() {
+// The time left counts down here between changes (the server tells when a turn ends).
+function tickTimes() {
+  for (const el of document.querySelectorAll(".time-left[data-paused=false]")) {
+    const seconds = Math.max(0, Math.ceil(Number(el.dataset.ends) - Date.now() / 1000));
+    el.textContent = t("hall.time_left", { seconds });
+  }
+}
+
+// Fetches the parts that changed (all of them when not told) and shows everything.
+async function refresh(parts = ALL) {
+  const want = new Set(parts);
   try {
-    summary = await call("GET", path());
-    consoleView = await call("GET", path("/console"));
-    const entries = (await call("GET", path("/log"))).log;
+    if (!summary || want.has("standings") || want.has("settings")) summary = await call("GET", path());
+    if (!consoleView || want.has("tables") || want.has("calls") || want.has("settings")) consoleView = await call("GET", path("/console"));
+    if (!entries || want.has("log")) entries = (await call("GET", path("/log"))).log;
     $("#title").textContent = `${summary.name} — ${t("hall.director")}`;
     $("#round-label").textContent = t("hall.round_of", { number: summary.round, rounds: summary.rounds });
     $("#btn-pause").textContent = summary.settings.paused ? t("hall.resume_all") : t("hall.pause_all");
@@ -109,9 +121,12 @@ async function refresh() {
 
 let pollFailed = false;
 
+// One fetch at a time, whoever asks: the socket's changes and the director's own actions.
+const update = coalesced(refresh);
+
 async function act(fn) {
   try { await fn(); showError($("#error"), null); } catch (error) { showError($("#error"), error); }
-  await refresh();
+  await update(ALL);
 }
 
 $("#btn-seat").addEventListener("click", () => act(() => call("POST", path("/rounds"), { round: summary.round + 1 })));
@@ -197,7 +212,8 @@ async function start() {
   await refresh();
   const summaryWatch = summary && summary.watch_token;
   if (summaryWatch) $("#link-screen").href += `&token=${encodeURIComponent(summaryWatch)}`;
-  setInterval(refresh, POLL_MS);
+  follow({ onChange: update, status: $("#live-status") });
+  setInterval(tickTimes, 1000);
 }
 
 start();

@@ -1,12 +1,13 @@
 // The big screen: the standings (rank, points, tie-break values) and this round's tables,
-// read-only with the tournament's watch token; it polls, so it updates without a reload.
+// read-only with the tournament's watch token. Live: the tournament's socket says when the
+// standings changed, and only then are they fetched (hallsocket.js); no reload, no polling.
 
 import { preferredLanguage, setLanguage, t } from "../i18n.js";
 import { finalsHtml } from "./finals.js";
 import { call, esc, path, showError, tieBreak } from "./hallapi.js";
+import { coalesced, follow } from "./hallsocket.js";
 
 const $ = (sel) => document.querySelector(sel);
-const POLL_MS = 3000;
 
 async function refresh() {
   try {
@@ -32,4 +33,5 @@ async function refresh() {
   }
 }
 
-setLanguage(preferredLanguage()).then(() => { refresh(); setInterval(refresh, POLL_MS); });
+// Each change (and each (re)connection) fetches the standings once.
+setLanguage(preferredLanguage()).then(() => follow({ onChange: coalesced(refresh), status: $("#live-status") }));
