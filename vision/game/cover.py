@@ -45,9 +45,9 @@ NEAREST, NEED = 3, 2  # unlike the table around NEED of the NEAREST tiles: forei
 REACH = 1.5  # tile heights around the tiles' hull: "the tiles' area"
 TILE_TOL = 12.0  # within this Lab distance of the tiles' face colour: a tile, not a hand
 MIN_CHROMA = 12.0  # Lab chroma: below it a pixel is grey (a shade, a stand), never skin
-HUE = (20.0, 85.0)  # degrees of Lab hue, red to yellow: skin and bare arms
+HUE = (35.0, 75.0)  # degrees of Lab hue, orange-red to yellow-orange: skin and bare arms
 OPEN = 0.2  # tile heights: thinner foreign things (grain, veins, digits) are left out
-MAX_AREA = 4.5  # tile areas of one foreign piece inside the tiles' area: covered
+MAX_AREA = 6.5  # tile areas of one foreign piece inside the tiles' area: covered
 
 WORDS = "something covers part of the table (a hand?): move it and take the photo again"
 
