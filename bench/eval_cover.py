@@ -10,7 +10,8 @@ tiles drawn at random (a fixed seed: every run the same). For each photo: the la
 foreign piece inside the tiles' area, in tile areas (`Cover.area`), and whether the photo
 is refused. Target: no clean photo refused. The detection rate is given over every painted
 hand, and over the hands that hid at least one tile the clean reading found (a hand beside
-the tiles hides nothing and changes no verdict). The threshold's record:
+the tiles hides nothing and changes no verdict), and the gate's cost as a share of reading
+the photo (medians of interleaved runs: the CPU is shared). The threshold's record:
 docs/decisions/covered-photo.md.
 """
 
@@ -24,6 +25,7 @@ from bench import model_eval_arguments, run_models_eval
 
 HANDS = 3  # painted hands per photo: over the middle tile, then over random ones
 SEED = 19_000
+RUNS = 3  # timed runs per photo of the read and of the gate, interleaved
 
 
 def hand_centres(corners: np.ndarray, rng: np.random.Generator) -> list[np.ndarray]:
@@ -43,11 +45,13 @@ def evaluate(models_dir=None, log=print) -> dict:
 
     reader = TileReader.load(models_dir)
     rng = np.random.default_rng(SEED)
-    rows = []
+    rows, ratios = [], []
     for photo in load_split("valid"):
         image = photo.read()
         found = reader.read(image)
         clean = cover.measure(image, found.corners)
+        if len(found):
+            ratios.append(_cost(reader, cover, image, found.corners))
         rows.append({"photo": photo.key, "hand": None, "tiles": len(found),
                      "area": round(clean.area, 2), "refused": bool(clean.problems())})
         if not len(found):
@@ -62,7 +66,26 @@ def evaluate(models_dir=None, log=print) -> dict:
             rows.append({"photo": photo.key, "hand": k, "tiles": len(seen),
                          "hid": max(0, len(found) - len(seen)),
                          "area": round(c.area, 2), "refused": bool(c.problems())})
-    return summarise(rows, log)
+    out = summarise(rows, log)
+    out["cost_ratio_median"] = round(float(np.median(ratios)), 3)
+    log(f"cost: the gate takes {out['cost_ratio_median']:.3f} x the photo's read "
+        f"(median over the photos of each photo's median of {RUNS} interleaved runs)")
+    return out
+
+
+def _cost(reader, cover, image, corners) -> float:
+    """The gate's time on one photo as a share of reading it, medians of RUNS interleaved."""
+    import time
+
+    reads, gates = [], []
+    for _ in range(RUNS):
+        t0 = time.perf_counter()
+        reader.read(image)
+        t1 = time.perf_counter()
+        cover.measure(image, corners)
+        gates.append(time.perf_counter() - t1)
+        reads.append(t1 - t0)
+    return float(np.median(gates) / np.median(reads))
 
 
 def summarise(rows: list[dict], log=print) -> dict:

@@ -91,6 +91,34 @@ def _disc(radius: int) -> np.ndarray:
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
 
 
+def _table_colours(lab: np.ndarray, quads: np.ndarray, on_tiles: np.ndarray, height: float):
+    """Per tile with table around it: the table's main colour there, its tolerance, and
+    the tile's centre (three lists)."""
+    import cv2
+
+    reach = max(2, int(round(RING * height)))
+    ring_disc = _disc(reach)
+    h, w = lab.shape[:2]
+    colours, tols, centres = [], [], []
+    for quad in quads:
+        # each ring in its own corner of the picture: the same pixels, a fraction of the work
+        x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - reach - 1, 0)
+        x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + reach + 2
+        x1, y1 = min(x1, w), min(y1, h)
+        if x1 <= x0 or y1 <= y0:
+            continue  # the tile lies outside the picture
+        one = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(one, np.round(quad - (x0, y0)).astype(np.int32), 1)
+        ring = cv2.dilate(one, ring_disc).astype(bool) & ~on_tiles[y0:y1, x0:x1]
+        if ring.sum() < 8:
+            continue  # tiles all around it: no table to see there
+        colour, d = _main_colour(lab[y0:y1, x0:x1][ring])
+        colours.append(colour)
+        tols.append(min(TOL_MAX, max(TOL_MIN, SPREAD * float(np.percentile(d, 40)))))
+        centres.append(quad.mean(axis=0))
+    return colours, tols, centres
+
+
 def foreign_mask(picture: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """(foreign pixels, the tiles' area, one tile's area in px) of a BGR `picture` whose
     tiles lie at `quads` (N, 4, 2) in its pixels (N >= 1)."""
@@ -110,37 +138,29 @@ def foreign_mask(picture: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np
     area = cv2.dilate(hull, _disc(max(1, int(round(REACH * height))))).astype(bool)
     tile_area = float(np.median([cv2.contourArea(q.astype(np.float32)) for q in quads]))
 
-    ring_disc = _disc(max(2, int(round(RING * height))))
-    colours, tols, centres = [], [], []
-    for quad in quads:
-        one = np.zeros(picture.shape[:2], np.uint8)
-        cv2.fillConvexPoly(one, np.round(quad).astype(np.int32), 1)
-        ring = cv2.dilate(one, ring_disc).astype(bool) & ~on_tiles
-        if ring.sum() < 8:
-            continue  # tiles all around it: no table to see there
-        colour, d = _main_colour(lab[ring])
-        colours.append(colour)
-        tols.append(min(TOL_MAX, max(TOL_MIN, SPREAD * float(np.percentile(d, 40)))))
-        centres.append(quad.mean(axis=0))
     foreign = np.zeros(picture.shape[:2], bool)
-    if not colours:
-        return foreign, area, tile_area
-    colours, tols, centres = np.array(colours), np.array(tols), np.array(centres)
+    # First what could be skin at all (cheap, and most of a grey or white table is not).
     ys, xs = np.nonzero(area & ~on_tiles)
-    k = min(NEAREST, len(centres))
-    near = np.argsort(np.hypot(xs[:, None] - centres[None, :, 0],
-                               ys[:, None] - centres[None, :, 1]), axis=1)[:, :k]
-    unlike = np.linalg.norm(lab[ys, xs][:, None, :] - colours[near], axis=-1) >= tols[near]
-    foreign[ys, xs] = unlike.sum(axis=1) >= min(NEED, k)
-
+    a, b = lab_full[ys, xs, 1] - 128, lab_full[ys, xs, 2] - 128
+    hue = np.degrees(np.arctan2(b, a))
+    maybe = (np.hypot(a, b) >= MIN_CHROMA) & (hue >= HUE[0]) & (hue <= HUE[1])
     inside = tiles_mask(picture.shape, quads.mean(axis=1, keepdims=True)
                         + (quads - quads.mean(axis=1, keepdims=True)) * 0.6)
-    face = np.median(lab[inside], axis=0) if inside.any() else None
-    if face is not None:
-        foreign &= np.linalg.norm(lab - face, axis=-1) >= TILE_TOL
-    a, b = lab_full[..., 1] - 128, lab_full[..., 2] - 128
-    hue = np.degrees(np.arctan2(b, a))
-    foreign &= (np.hypot(a, b) >= MIN_CHROMA) & (hue >= HUE[0]) & (hue <= HUE[1])
+    if inside.any():
+        face = np.median(lab[inside], axis=0)
+        maybe &= np.linalg.norm(lab[ys, xs] - face, axis=-1) >= TILE_TOL
+    ys, xs = ys[maybe], xs[maybe]
+    colours, tols, centres = _table_colours(lab, quads, on_tiles, height) if len(ys) else \
+        ([], [], [])
+    if not len(colours):
+        return foreign, area, tile_area
+    colours, tols, centres = np.array(colours), np.array(tols), np.array(centres)
+    k = min(NEAREST, len(centres))
+    apart = np.hypot(xs[:, None] - centres[None, :, 0], ys[:, None] - centres[None, :, 1])
+    near = np.argpartition(apart, k - 1, axis=1)[:, :k] if k < len(centres) else \
+        np.broadcast_to(np.arange(k), (len(xs), k))
+    unlike = np.linalg.norm(lab[ys, xs][:, None, :] - colours[near], axis=-1) >= tols[near]
+    foreign[ys, xs] = unlike.sum(axis=1) >= min(NEED, k)
     opened = cv2.morphologyEx(foreign.astype(np.uint8), cv2.MORPH_OPEN,
                               _disc(max(1, int(round(OPEN * height)))))
     return opened.astype(bool), area, tile_area
