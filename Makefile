@@ -39,7 +39,8 @@ lint: $(VENV)/.installed
 ## eval: accuracy of the shipped models on the held-out valid/ photos (as taken, warped
 ## as a lower camera sees them: bench.eval_plane_view, and re-lit as a room at home lights
 ## them: bench.eval_light; blurred, darkened and overexposed where the quality gate is set:
-## bench.eval_quality), on rendered editions never seen in training (bench.eval_editions)
+## bench.eval_quality; with a painted hand where the covered-photo gate is set:
+## bench.eval_cover), on rendered editions never seen in training (bench.eval_editions)
 ## and on rendered stands of 1-3 tiers with depth in those editions (bench.eval_depth)
 eval: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_vision
@@ -47,6 +48,7 @@ eval: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_plane_view
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_light
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_quality
+	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_cover
 	$(PY) -m bench.eval_editions
 	$(PY) -m bench.eval_depth
 

@@ -132,13 +132,16 @@ def test_blurred_frames_change_nothing(table_photos, tile_reader):
     assert not any(u.blurred or u.changed for u in back) and back[-1].ids == ids
 
 
-def test_rummikub_turn_with_a_hand_in_the_photo_after_takes_nothing_away(table_photos, tile_reader,
-                                                                          tmp_path, capsys):
-    """Two photos, the second with a hand over tiles: not "left the table"; named."""
-    import json
-
+def test_a_turn_with_a_hand_in_the_photo_after_takes_nothing_away(table_photos, tile_reader,
+                                                                   tmp_path, capsys):
+    """Two photos, the second with a hand over tiles: the turn check calls them hidden,
+    not "left the table", and names them; `rummikub turn` does not judge such a photo at
+    all: it asks for it again without the hand (vision.game.cover)."""
     from app.cli import main
+    from app.cli.game import _small_picture
+    from vision.game.cover import WORDS
     from vision.game.turn import judge_turn
+    from vision.recognition.decode import Photo
 
     image = table_photos[0].read()
     found = tile_reader.read(image)
@@ -150,15 +153,23 @@ def test_rummikub_turn_with_a_hand_in_the_photo_after_takes_nothing_away(table_p
     cv2.imwrite(str(before), image)
     cv2.imwrite(str(after), with_hand)
     # The tiles alone say several left the table: the hand hides them.
-    alone = judge_turn(found, tile_reader.read(with_hand))
+    seen = tile_reader.read(with_hand)
+    alone = judge_turn(found, seen)
     assert len(alone.left) >= 3
-    main(["turn", str(before), str(after), "--json"])
-    out = json.loads(capsys.readouterr().out)
+    # With the pictures (as the command gives them) they are hidden, not gone.
+    pictures = tuple(_small_picture(Photo.from_file(p)) for p in (before, after))
+    frame = (image.shape[1], image.shape[0])
+    turn = judge_turn(found, seen, frames=(frame, frame), pictures=pictures)
+    out = turn.to_json()
     assert out["left_table"] == [] and out["played"] == []
     assert not any("left the table" in p for p in out["problems"])
     assert len(out["hidden_after"]) == len(alone.left)
     assert any("not found after, where something lies over their place" in c
                for c in out["check"])
+    # The command: refused in one line, exit 2, nothing judged.
+    assert main(["turn", str(before), str(after), "--json"]) == 2
+    said = capsys.readouterr()
+    assert said.out == "" and WORDS in said.err and len(said.err.strip().splitlines()) == 1
 
 
 def test_rummikub_turn_still_sees_a_tile_taken_away(table_photos, tile_reader, tmp_path, capsys):

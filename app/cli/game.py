@@ -110,6 +110,7 @@ class _Reader:
         self.picture = None  # the last photo small (160 px wide, BGR): what its places show
 
     def read(self, path: str):
+        from vision.game.cover import refuse_covered
         from vision.recognition.decode import PhotoError, open_photo
         from vision.recognition.pipeline import ModelsMissing, TileReader
         from vision.recognition.quality import refuse_unfit
@@ -128,6 +129,7 @@ class _Reader:
             self.frame = (photo.width, photo.height)
             detections = self._reader.read(photo)
             refuse_unfit(photo, detections)  # too blurred, dark or overexposed: never judged
+            refuse_covered(photo, detections)  # a hand over part of the tiles: never judged
             self.picture = _small_picture(photo)
             return detections
         except PhotoError as error:

@@ -42,6 +42,7 @@ from referee import (
 from referee.editions import SETTINGS
 from referee.reasons import reason_refs
 from referee.timer import timeout_penalty
+from vision.game.cover import PhotoCovered, refuse_covered
 from vision.recognition.decode import Photo, PhotoError
 from vision.recognition.detections import TileDetections
 from vision.recognition.quality import PhotoUnfit, refuse_unfit
@@ -1024,12 +1025,16 @@ class GameService:
         """The tiles of an uploaded photo. The upload check decoded the detector's image;
         the tiles may be cropped from a finer decode, and if that one fails the photo is
         still the sender's problem (400), not the server's. A photo too blurred, dark or
-        overexposed to read is refused (422) with what to do, never judged."""
+        overexposed to read, or with a hand over its tiles, is refused (422) with what to
+        do, never judged."""
         try:
             detections = self.reader.read(photo.photo)
             refuse_unfit(photo.photo, detections)
+            refuse_covered(photo.photo, detections)
         except PhotoUnfit as error:
             raise GameError(unfit_message(error.problems), 422) from None
+        except PhotoCovered:
+            raise GameError(say("photo.covered"), 422) from None
         except PhotoError as error:
             raise GameError(photo_message(str(error)), 400) from None
         return detections

@@ -50,6 +50,9 @@ ENGLISH: dict[str, str] = {
                         "again",
     "quality.overexposed": "overexposed: move out of the direct light or away from the flash "
                            "and take it again",
+    # a photo with a hand over its tiles (vision.game.cover): never judged
+    "photo.covered": "something covers part of the table (a hand?): move it and take the "
+                     "photo again",
     # refusals with their words in every language (tokens, uploads, setup, tournaments)
     "game.not_found": "no game with id {game}",
     "settings.invalid": "settings.{key}: {error}",

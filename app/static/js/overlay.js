@@ -47,15 +47,26 @@ function centre(corners) {
   return [corners.reduce((s, q) => s + q[0], 0) / 4, corners.reduce((s, q) => s + q[1], 0) / 4];
 }
 
-function label(ctx, text, x, y, color, size) {
+// The box [x0, y0, x1, y1] a label of `text` at (x, y) covers, its backing included.
+function labelBox(ctx, text, x, y, size) {
   ctx.font = `700 ${size}px system-ui, sans-serif`;
   const w = ctx.measureText(text).width + size * 0.6;
+  return [x - w / 2, y - size * 0.75, x + w / 2, y + size * 0.75];
+}
+
+function label(ctx, text, x, y, color, size) {
+  const box = labelBox(ctx, text, x, y, size);
   ctx.fillStyle = "rgba(0,0,0,0.78)";
-  ctx.fillRect(x - w / 2, y - size * 0.75, w, size * 1.5);
+  ctx.fillRect(box[0], box[1], box[2] - box[0], box[3] - box[1]);
   ctx.fillStyle = color;
   ctx.textAlign = "center";
   ctx.textBaseline = "middle";
   ctx.fillText(text, x, y);
+  return box;
+}
+
+function overlaps(a, b) {
+  return a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
 }
 
 function wrapText(text, max) {
@@ -115,6 +126,10 @@ export class Overlay {
         if (t && t.joker && set.jokers && j < set.jokers.length) jokerValue.set(id, set.jokers[j++]);
       }
     }
+    // Every label's box drawn so far: a tile label that would overlap one is folded (below).
+    const placed = [];
+    this.labelBoxes = [];
+    this.folded = [];
     // Sets first, so tiles and labels sit on top of the outlines.
     for (const set of r.sets || []) {
       const pts = set.tiles.flatMap((id) => (byId.get(id) ? byId.get(id).corners : []));
@@ -135,42 +150,78 @@ export class Overlay {
         const lines = wrapText(reason, 22);
         const size = LABEL_PX.set * unit;
         const y0 = Math.max(size, top[1] - size * (lines.length + 0.2));
-        lines.forEach((ln, i) => label(ctx, ln, Math.min(Math.max(top[0], 40 * unit), r.width - 40 * unit), y0 + i * size * 1.4, RED, size));
+        lines.forEach((ln, i) => {
+          const box = label(ctx, ln, Math.min(Math.max(top[0], 40 * unit), r.width - 40 * unit), y0 + i * size * 1.4, RED, size);
+          placed.push(box);
+          this.labelBoxes.push({ kind: "set", text: ln, box });
+        });
       }
     }
     const loose = new Set(r.loose || []);
-    for (const t of r.tiles || []) {
-      if (!t.corners) continue;
+    const tiles = (r.tiles || []).filter((t) => t.corners);
+    for (const t of tiles) {
       ctx.lineWidth = 1.5 * unit;
       ctx.setLineDash(t.uncertain ? [4 * unit, 3 * unit] : []);
       ctx.strokeStyle = t.uncertain ? AMBER : loose.has(t.id) ? "#ffffff" : "rgba(255,255,255,0.55)";
       path(ctx, t.corners);
       ctx.stroke();
       ctx.setLineDash([]);
-      // The label sits on the tile's lower part, leaving its printed number visible to
-      // compare with what was read (corners run clockwise from the upright top-left).
-      const [tl, tr, br, bl] = t.corners;
-      const x = (tl[0] + tr[0]) / 2 * 0.25 + (bl[0] + br[0]) / 2 * 0.75;
-      const y = (tl[1] + tr[1]) / 2 * 0.25 + (bl[1] + br[1]) / 2 * 0.75;
-      let text = tileCode(t);
-      if (jokerValue.has(t.id)) text = `J=${jokerValue.get(t.id)}`;
-      if (t.uncertain) text += "?";
-      label(ctx, text, x, y, t.uncertain ? AMBER : "#ffffff", LABEL_PX.tile * unit);
     }
-    const labelled = [];
+    // Labels never overlap: one that would run into another is not shrunk below the
+    // legibility floor (docs/decisions/legibility.md) but folded into a dot on its tile,
+    // whose reading a tap shows (the correction dialog). Uncertain tiles are labelled
+    // first: theirs are the readings to check.
+    // "back" marks are read across the table: their places are kept before the tile
+    // labels are placed, and they are drawn last, on top.
+    const backs = [];
     for (const item of this.highlight || []) {
       const corners = item && item.corners;
       if (!corners) continue;
-      ctx.lineWidth = 4 * unit;
-      ctx.strokeStyle = MAGENTA;
-      path(ctx, grow(corners, 3 * unit));
-      ctx.stroke();
       const [x, y] = centre(corners);
       // One word for tiles side by side: overlapping labels read as none.
-      const near = labelled.some(([lx, ly]) => Math.abs(lx - x) < 60 * unit && Math.abs(ly - y) < 30 * unit);
-      if (near) continue;
-      labelled.push([x, y]);
-      label(ctx, t("overlay.back"), x, y + 16 * unit, MAGENTA, LABEL_PX.back * unit);
+      const box = labelBox(ctx, t("overlay.back"), x, y + 16 * unit, LABEL_PX.back * unit);
+      backs.push({ corners, x, y: y + 16 * unit, box: placed.some((b) => overlaps(b, box)) ? null : box });
+      if (backs[backs.length - 1].box) placed.push(box);
+    }
+    const order = tiles.filter((t) => t.uncertain).concat(tiles.filter((t) => !t.uncertain));
+    const size = LABEL_PX.tile * unit;
+    for (const t of order) {
+      // The label sits on the tile's lower part, leaving its printed number visible to
+      // compare with what was read (corners run clockwise from the upright top-left);
+      // where that is taken, on its middle.
+      const [tl, tr, br, bl] = t.corners;
+      const spot = (k) => [(tl[0] + tr[0]) / 2 * (1 - k) + (bl[0] + br[0]) / 2 * k,
+        (tl[1] + tr[1]) / 2 * (1 - k) + (bl[1] + br[1]) / 2 * k];
+      let text = tileCode(t);
+      if (jokerValue.has(t.id)) text = `J=${jokerValue.get(t.id)}`;
+      if (t.uncertain) text += "?";
+      const free = [spot(0.75), spot(0.5)].find(([x, y]) =>
+        !placed.some((b) => overlaps(b, labelBox(ctx, text, x, y, size))));
+      const color = t.uncertain ? AMBER : "#ffffff";
+      if (free) {
+        const box = label(ctx, text, free[0], free[1], color, size);
+        placed.push(box);
+        this.labelBoxes.push({ kind: "tile", id: t.id, text, box });
+        continue;
+      }
+      this.folded.push(t.id);
+      const [x, y] = spot(0.75);
+      ctx.beginPath();
+      ctx.arc(x, y, 3.5 * unit, 0, 2 * Math.PI);
+      ctx.fillStyle = "rgba(0,0,0,0.78)";
+      ctx.fill();
+      ctx.lineWidth = 1.5 * unit;
+      ctx.strokeStyle = color;
+      ctx.stroke();
+    }
+    for (const back of backs) {
+      ctx.lineWidth = 4 * unit;
+      ctx.strokeStyle = MAGENTA;
+      path(ctx, grow(back.corners, 3 * unit));
+      ctx.stroke();
+      if (!back.box) continue;
+      label(ctx, t("overlay.back"), back.x, back.y, MAGENTA, LABEL_PX.back * unit);
+      this.labelBoxes.push({ kind: "back", text: t("overlay.back"), box: back.box });
     }
   }
 

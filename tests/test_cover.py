@@ -1,0 +1,127 @@
+"""A lone table photo with a hand over its tiles is not judged: the command says so in one
+line (exit 2), the server answers 422 with `photo.covered`; a clean photo is judged.
+
+The real photos are the held-out `valid/` ones, with a hand painted over the middle tile as
+`bench.eval_cover` paints it (the gate's threshold was set there)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import cv2
+import numpy as np
+import pytest
+
+from bench.eval_tracker import _hand
+from vision.game import cover
+
+# Photos whose painted hand the bench sees with a wide margin (27 and 20 tile areas against
+# a threshold of 6.5): a big table on grey, and a portrait close-up on wood.
+COVERED = ("rummy4-1", "rummy-42")
+
+
+@pytest.fixture(scope="module")
+def valid(real_photos_dir):
+    from training.real_data import load_split
+
+    return {p.key: p for p in load_split("valid", real_photos_dir)}
+
+
+@pytest.fixture(scope="module")
+def reader():
+    from tests.server_helpers import reader
+
+    return reader()
+
+
+def painted(reader, image: np.ndarray) -> np.ndarray:
+    """The photo with a hand resting over its middle tile found, the arm to the bottom."""
+    found = reader.read(image)
+    size = float(np.median(np.linalg.norm(found.corners[:, 3] - found.corners[:, 0], axis=1)))
+    centre = found.corners.mean(axis=1)[len(found) // 2]
+    return _hand(image.astype(np.float32), (centre[0], centre[1] + 0.3 * size), 0.9 * size,
+                 1).astype(np.uint8)
+
+
+def jpeg(image: np.ndarray) -> bytes:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok
+    return data.tobytes()
+
+
+def test_a_photo_without_tiles_has_nothing_to_cover():
+    empty = np.zeros((0, 4, 2), np.float32)
+    assert cover.measure(np.full((300, 400, 3), 120, np.uint8), empty).problems() == []
+
+
+def test_no_clean_valid_photo_is_taken_for_covered(reader, valid):
+    for key, photo in valid.items():
+        image = photo.read()
+        found = cover.check(image, reader.read(image))
+        assert found.problems() == [], (key, found.area)
+
+
+@pytest.mark.parametrize("key", COVERED)
+def test_a_hand_over_the_tiles_is_refused_with_words(reader, valid, key):
+    image = painted(reader, valid[key].read())
+    with pytest.raises(cover.PhotoCovered) as refused:
+        cover.refuse_covered(image, reader.read(image))
+    assert str(refused.value) == cover.WORDS
+    assert refused.value.cover.area >= cover.MAX_AREA
+
+
+def test_a_big_photo_is_judged_on_its_reduced_decode(reader, valid):
+    # The command line's and the server's Photo: the same verdict as its pixels give.
+    from vision.recognition.decode import Photo
+
+    clean = valid["rummy4-1"].read()
+    for image, want in ((clean, []), (painted(reader, clean), ["covered"])):
+        big = cv2.resize(image, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)
+        photo = Photo.from_bytes(jpeg(big))
+        assert cover.check(photo, reader.read(photo)).problems() == want
+
+
+def _rummikub(*args, cwd):
+    from vision.recognition.settings import REPO_ROOT
+
+    return subprocess.run([str(REPO_ROOT / ".venv" / "bin" / "rummikub"), *map(str, args)],
+                          capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+@pytest.mark.parametrize("command", ["scan", "turn"])
+def test_a_command_refuses_a_covered_photo_in_one_line(tmp_path, reader, valid, command):
+    clean_path, covered_path = tmp_path / "clean.jpg", tmp_path / "covered.jpg"
+    image = valid["rummy4-1"].read()
+    clean_path.write_bytes(jpeg(image))
+    covered_path.write_bytes(jpeg(painted(reader, image)))
+    args = {"scan": [covered_path], "turn": [clean_path, covered_path]}[command]
+    run = _rummikub(command, *args, cwd=tmp_path)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(covered_path) in lines[0] and cover.WORDS in lines[0], lines
+    assert "Traceback" not in run.stderr
+
+
+def test_the_clean_photo_is_judged_by_the_command(tmp_path, valid):
+    path = tmp_path / "clean.jpg"
+    path.write_bytes(jpeg(valid["rummy4-1"].read()))
+    run = _rummikub("scan", path, cwd=tmp_path)
+    assert run.returncode in (0, 1), run.stderr  # a verdict, valid or not
+    assert "covers" not in run.stderr
+
+
+def test_the_server_refuses_a_covered_photo_with_422_and_its_id(client, app, reader, valid):
+    from tests.server_helpers import new_game, start_round, upload
+
+    game = new_game(client, app)
+    start_round(client, game)
+    image = valid["rummy-42"].read()
+    refused = upload(client, game, "photo", jpeg(painted(reader, image)))
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["detail"] == cover.WORDS
+    assert refused.json()["message_id"] == {"id": "photo.covered", "params": {}}
+    # nothing was judged: there is no reading yet
+    reading = client.get(f"/api/games/{game['id']}/reading", headers={"X-Token": game["token"]})
+    assert reading.status_code == 404
+    judged = upload(client, game, "photo", jpeg(image))
+    assert judged.status_code == 200, judged.text

@@ -1,0 +1,117 @@
+"""The overlay's labels at phone width (issue #21): real `rummikub serve`, Debian's chromium
+through Playwright, photo mode. At 412 x 915 the tiles of the turn photos are ~22 CSS px
+wide, narrower than a 14 px label ("O3 K3 B3" ran into each other): no two labels drawn on
+the picture may overlap, none is drawn under the legibility floor, and a tile whose label
+had no room shows its reading on a tap."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.page_helpers import LAN_NAME, Server, chromium_path, launch, turn_photos
+
+PHONE = {"width": 412, "height": 915}
+LAPTOP = {"width": 1366, "height": 768}
+TILE_FLOOR = 14  # CSS px (docs/decisions/legibility.md)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    chromium_path()
+    s = Server(tmp_path_factory.mktemp("overlay") / "data").start()
+    yield s
+    s.stop()
+
+
+def _photographed(browser, server, viewport, photo):
+    """A page at `viewport` showing the reading of `photo` in photo mode."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=viewport, device_scale_factor=2, is_mobile=True,
+                                  has_touch=True)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"http://{LAN_NAME}:{server.port}/?t={server.table_token}")
+    names = page.locator("#players .player")
+    names.nth(0).fill("Ann")
+    names.nth(1).fill("Ben")
+    page.uncheck("#timer-on")
+    page.click("#create-game")
+    expect(page.locator("#screen-start")).to_be_visible()
+    page.click("#start-round")
+    expect(page.locator("#screen-play")).to_be_visible()
+    page.locator("#table-photo").set_input_files(str(photo))
+    expect(page.locator("#table-line")).not_to_be_empty(timeout=30_000)
+    page.wait_for_function("() => document.querySelector('#photo').complete")
+    page.wait_for_function("() => (window.rummikub.overlay.labelBoxes || []).length > 0")
+    return context, page, errors
+
+
+def _labels(page) -> dict:
+    """The overlay's label boxes in CSS px, the folded tiles, and the tiles read."""
+    return page.evaluate("""() => { const o = window.rummikub.overlay;
+        const c = document.querySelector('#overlay'), s = c.getBoundingClientRect().width / c.width;
+        return {boxes: o.labelBoxes.map(l => ({...l, box: l.box.map(v => v * s)})),
+                folded: o.folded.slice(), tiles: window.rummikub.state.reading.tiles.length}; }""")
+
+
+def _overlapping(boxes: list[dict]) -> list[tuple[str, str]]:
+    pairs = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            x0, y0, x1, y1 = a["box"]
+            u0, v0, u1, v1 = b["box"]
+            if x0 < u1 and u0 < x1 and y0 < v1 and v0 < y1:
+                pairs.append((a["text"], b["text"]))
+    return pairs
+
+
+@pytest.mark.parametrize("which", ["before", "after"])
+def test_no_two_labels_overlap_at_phone_width(server, which):
+    from playwright.sync_api import expect, sync_playwright
+
+    photo = dict(zip(("before", "after"), turn_photos(), strict=True))[which]
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        context, page, errors = _photographed(browser, server, PHONE, photo)
+        got = _labels(page)
+        tiles = [b for b in got["boxes"] if b["kind"] == "tile"]
+        assert _overlapping(got["boxes"]) == []
+        # every tile is labelled or folded, once
+        assert len(tiles) + len(got["folded"]) == got["tiles"]
+        # no label under the floor: a 14 px label's backing is 1.5 x 14 px high
+        assert min(b["box"][3] - b["box"][1] for b in tiles) >= 1.5 * TILE_FLOOR - 0.5
+        # A folded tile shows its reading on a tap: the correction dialog says what was read.
+        if got["folded"]:
+            tile = page.evaluate("""(id) => { const r = window.rummikub.state.reading;
+                const t = r.tiles.find(t => t.id === id);
+                const box = document.querySelector('#overlay').getBoundingClientRect();
+                const cx = t.corners.reduce((s, q) => s + q[0], 0) / 4 / r.width * box.width;
+                const cy = t.corners.reduce((s, q) => s + q[1], 0) / 4 / r.height * box.height;
+                return {x: cx, y: cy, color: t.color, number: t.number, joker: !!t.joker}; }""",
+                                 got["folded"][0])
+            page.locator("#overlay").click(position={"x": tile["x"], "y": tile["y"]})
+            expect(page.locator("#correct-dialog")).to_be_visible()
+            words = "joker" if tile["joker"] else f"{tile['color']} {tile['number']}"
+            expect(page.locator("#correct-was")).to_be_visible()
+            expect(page.locator("#correct-code")).to_contain_text(words)
+        assert not errors, errors
+        context.close()
+        browser.close()
+
+
+def test_labels_fold_at_phone_width_that_fit_on_a_laptop(server):
+    # The folding is for small tiles: on a laptop's wider picture nearly every tile has
+    # room (there only a tile beside a wide label, "J=K7" or "K10", folds).
+    from playwright.sync_api import sync_playwright
+
+    before, _ = turn_photos()
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        phone = _labels(_photographed(browser, server, PHONE, before)[1])
+        laptop = _labels(_photographed(browser, server, LAPTOP, before)[1])
+        browser.close()
+    assert phone["folded"], "at 412 px some labels of the 22 px tiles must fold"
+    assert _overlapping(laptop["boxes"]) == []
+    assert len(laptop["folded"]) <= 2 < len(phone["folded"]), (laptop["folded"], phone["folded"])

@@ -1,0 +1,203 @@
+"""Is something lying over the table's tiles? A lone table photo with a hand over it is not
+judged: the tiles under the hand are not on the picture, and a verdict on the tiles left
+would be a verdict on part of the table.
+
+Looked at on the photo 320 px wide (`WIDTH`), in Lab with lightness counted half, as in
+`vision.game.occlusion` (a shadow changes lightness most, a hand differs in hue):
+
+1. The table, tile by tile: each tile found has a ring of table around it (out to
+   `RING` tile heights, other tiles left out). The ring's main colour is its median, taken
+   again over the half of its pixels nearest it (`_main_colour`: a hand beside a tile
+   covers part of its ring, the table most of it), and the tolerance is `SPREAD` times how
+   far its nearer pixels lie from it, between `TOL_MIN` and `TOL_MAX`.
+2. A pixel off the tiles, within `REACH` tile heights of them, is *foreign* when it is
+   unlike the table around at least `NEED` of its `NEAREST` nearest tiles, unlike the
+   tiles' own face, and coloured like skin (chroma of at least `MIN_CHROMA`, a hue
+   between red and yellow): a grey shade of the table, a black stand or the white table
+   behind a rack is never a hand.
+3. Foreign pixels are opened by a fifth of a tile height (a grain, a vein, a digit of a
+   tile the detector missed is thinner), and the largest connected piece inside the
+   tiles' area, counted in tile areas, is `Cover.area`. `MAX_AREA` tile areas or more:
+   covered.
+
+The thresholds were chosen on the real valid/ photos with hands painted over them
+(`python -m bench.eval_cover`, docs/decisions/covered-photo.md). A grey or black sleeve is
+not seen (it is colourless, like a table's shade); a hand or a bare arm is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.game.occlusion import tiles_mask
+from vision.recognition.decode import PhotoError
+
+# Chosen in docs/decisions/covered-photo.md (bench.eval_cover on the real valid/ photos).
+WIDTH = 320  # px: the picture the photo is judged on
+LIGHTNESS_WEIGHT = 0.5
+RING = 0.6  # tile heights of table around a tile that tell its colour there
+TILES_GROW = 0.1  # tile heights added around every tile found: its outline and shadow
+TOL_MIN, TOL_MAX = 12.0, 30.0  # Lab distance within which a pixel is the table
+SPREAD = 2.5  # the tolerance: this many times the ring's spread about its main colour
+NEAREST, NEED = 3, 2  # unlike the table around NEED of the NEAREST tiles: foreign
+REACH = 1.5  # tile heights around the tiles' hull: "the tiles' area"
+TILE_TOL = 12.0  # within this Lab distance of the tiles' face colour: a tile, not a hand
+MIN_CHROMA = 12.0  # Lab chroma: below it a pixel is grey (a shade, a stand), never skin
+HUE = (35.0, 75.0)  # degrees of Lab hue, orange-red to yellow-orange: skin and bare arms
+OPEN = 0.2  # tile heights: thinner foreign things (grain, veins, digits) are left out
+MAX_AREA = 6.5  # tile areas of one foreign piece inside the tiles' area: covered
+
+WORDS = "something covers part of the table (a hand?): move it and take the photo again"
+
+
+@dataclass(frozen=True)
+class Cover:
+    """What lies over the tiles' area of one photo."""
+
+    area: float  # the largest foreign piece inside the tiles' area, in tile areas
+    tiles: int  # tiles found (with none there is no tiles' area to cover)
+
+    def problems(self) -> list[str]:
+        """["covered"] when something lies over the tiles, else []."""
+        return ["covered"] if self.tiles and self.area >= MAX_AREA else []
+
+    def to_json(self) -> dict:
+        return {"area": round(float(self.area), 2), "tiles": self.tiles,
+                "problems": self.problems()}
+
+
+class PhotoCovered(PhotoError):
+    """A table photo with something (a hand?) over its tiles: never judged."""
+
+    def __init__(self, cover: Cover) -> None:
+        self.cover = cover
+        super().__init__(WORDS)
+
+
+def _main_colour(px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The colour most of `px` (K, 3) lie near, and each pixel's distance from it."""
+    colour = np.median(px, axis=0)
+    for _ in range(3):
+        d = np.linalg.norm(px - colour, axis=1)
+        colour = np.median(px[d <= max(float(np.median(d)), 4.0)], axis=0)
+    return colour, np.linalg.norm(px - colour, axis=1)
+
+
+def _disc(radius: int) -> np.ndarray:
+    import cv2
+
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+
+
+def _table_colours(lab: np.ndarray, quads: np.ndarray, on_tiles: np.ndarray, height: float):
+    """Per tile with table around it: the table's main colour there, its tolerance, and
+    the tile's centre (three lists)."""
+    import cv2
+
+    reach = max(2, int(round(RING * height)))
+    ring_disc = _disc(reach)
+    h, w = lab.shape[:2]
+    colours, tols, centres = [], [], []
+    for quad in quads:
+        # each ring in its own corner of the picture: the same pixels, a fraction of the work
+        x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - reach - 1, 0)
+        x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + reach + 2
+        x1, y1 = min(x1, w), min(y1, h)
+        if x1 <= x0 or y1 <= y0:
+            continue  # the tile lies outside the picture
+        one = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(one, np.round(quad - (x0, y0)).astype(np.int32), 1)
+        ring = cv2.dilate(one, ring_disc).astype(bool) & ~on_tiles[y0:y1, x0:x1]
+        if ring.sum() < 8:
+            continue  # tiles all around it: no table to see there
+        colour, d = _main_colour(lab[y0:y1, x0:x1][ring])
+        colours.append(colour)
+        tols.append(min(TOL_MAX, max(TOL_MIN, SPREAD * float(np.percentile(d, 40)))))
+        centres.append(quad.mean(axis=0))
+    return colours, tols, centres
+
+
+def foreign_mask(picture: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """(foreign pixels, the tiles' area, one tile's area in px) of a BGR `picture` whose
+    tiles lie at `quads` (N, 4, 2) in its pixels (N >= 1)."""
+    import cv2
+
+    height = float(np.median(np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1)))
+    lab_full = cv2.cvtColor(cv2.GaussianBlur(picture, (3, 3), 0),
+                            cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = lab_full.copy()
+    lab[..., 0] *= LIGHTNESS_WEIGHT
+    grow = max(1, int(round(TILES_GROW * height)))
+    on_tiles = cv2.dilate(tiles_mask(picture.shape, quads).astype(np.uint8),
+                          np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)).astype(bool)
+    hull = np.zeros(picture.shape[:2], np.uint8)
+    cv2.fillConvexPoly(hull, cv2.convexHull(quads.reshape(-1, 2).astype(np.float32))
+                       .astype(np.int32), 1)
+    area = cv2.dilate(hull, _disc(max(1, int(round(REACH * height))))).astype(bool)
+    tile_area = float(np.median([cv2.contourArea(q.astype(np.float32)) for q in quads]))
+
+    foreign = np.zeros(picture.shape[:2], bool)
+    # First what could be skin at all (cheap, and most of a grey or white table is not).
+    ys, xs = np.nonzero(area & ~on_tiles)
+    a, b = lab_full[ys, xs, 1] - 128, lab_full[ys, xs, 2] - 128
+    hue = np.degrees(np.arctan2(b, a))
+    maybe = (np.hypot(a, b) >= MIN_CHROMA) & (hue >= HUE[0]) & (hue <= HUE[1])
+    inside = tiles_mask(picture.shape, quads.mean(axis=1, keepdims=True)
+                        + (quads - quads.mean(axis=1, keepdims=True)) * 0.6)
+    if inside.any():
+        face = np.median(lab[inside], axis=0)
+        maybe &= np.linalg.norm(lab[ys, xs] - face, axis=-1) >= TILE_TOL
+    ys, xs = ys[maybe], xs[maybe]
+    colours, tols, centres = _table_colours(lab, quads, on_tiles, height) if len(ys) else \
+        ([], [], [])
+    if not len(colours):
+        return foreign, area, tile_area
+    colours, tols, centres = np.array(colours), np.array(tols), np.array(centres)
+    k = min(NEAREST, len(centres))
+    apart = np.hypot(xs[:, None] - centres[None, :, 0], ys[:, None] - centres[None, :, 1])
+    near = np.argpartition(apart, k - 1, axis=1)[:, :k] if k < len(centres) else \
+        np.broadcast_to(np.arange(k), (len(xs), k))
+    unlike = np.linalg.norm(lab[ys, xs][:, None, :] - colours[near], axis=-1) >= tols[near]
+    foreign[ys, xs] = unlike.sum(axis=1) >= min(NEED, k)
+    opened = cv2.morphologyEx(foreign.astype(np.uint8), cv2.MORPH_OPEN,
+                              _disc(max(1, int(round(OPEN * height)))))
+    return opened.astype(bool), area, tile_area
+
+
+def measure(image_bgr: np.ndarray, corners: np.ndarray) -> Cover:
+    """The cover of a BGR photo whose tiles lie at `corners` (N, 4, 2), photo pixels."""
+    import cv2
+
+    corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+    if len(corners) == 0:
+        return Cover(0.0, 0)
+    h, w = image_bgr.shape[:2]
+    scale = WIDTH / w
+    picture = cv2.resize(np.ascontiguousarray(image_bgr), (WIDTH, max(1, round(h * scale))),
+                         interpolation=cv2.INTER_AREA)
+    foreign, area, tile_area = foreign_mask(picture, corners * scale)
+    n, pieces = cv2.connectedComponents(foreign.astype(np.uint8))
+    inside = np.bincount(pieces[foreign & area], minlength=n)[1:] if n > 1 else np.zeros(1)
+    return Cover(float(inside.max(initial=0)) / max(tile_area, 1.0), len(corners))
+
+
+def check(photo, detections) -> Cover:
+    """`measure` for a photo (a BGR array or a `vision.recognition.decode.Photo`, judged on
+    a decode about twice `WIDTH` wide) and its reading (`TileDetections`)."""
+    corners = np.asarray(detections.corners, np.float32).reshape(-1, 4, 2)
+    if not hasattr(photo, "reduced"):
+        return measure(photo, corners)
+    image = photo.reduced(photo.reduction_for(2 * WIDTH))
+    scale = np.float32([image.shape[1] / photo.width, image.shape[0] / photo.height])
+    return measure(image, (corners + 0.5) * scale - 0.5)
+
+
+def refuse_covered(photo, detections) -> Cover:
+    """The photo's cover; raises `PhotoCovered` (a PhotoError) when something lies over
+    its tiles."""
+    cover = check(photo, detections)
+    if cover.problems():
+        raise PhotoCovered(cover)
+    return cover
