@@ -21,8 +21,19 @@ import numpy as np
 
 from vision.recognition.detections import TileDetections
 from vision.recognition.labels import TILE_CLASSES
+from vision.recognition.plane_view import points_in_quads
 from vision.recognition.sessions import ModelsMissing, ModelUnreadable, read_sidecar
 from vision.recognition.settings import MODELS_DIR
+from vision.recognition.squashed_view import (
+    MIN_WEAK,
+    STRETCHES,
+    WEAK_SCORE,
+    doubtful_new_finds,
+    from_stretched,
+    stretched,
+    stretched_side,
+    weak_unclaimed,
+)
 
 # A reading whose best class probability is below this is flagged `uncertain` (the
 # classifier's sidecar may override it with "uncertain_below").
@@ -127,7 +138,7 @@ class TileReader:
     def __init__(self, detector, classifier, *, uncertain_below: float | None = None,
                  reject_below: float = 0.0,
                  second_look_below: float = SECOND_LOOK_BELOW, plane_view: bool = True,
-                 fine_scale: bool = True) -> None:
+                 fine_scale: bool = True, squashed_view: bool = True) -> None:
         self.detector = detector
         self.classifier = classifier
         # A detection whose detector score times best class probability is below this is
@@ -155,6 +166,11 @@ class TileReader:
         # scale (`vision.recognition.fine_scale`); False turns that off.
         self.fine_scale = bool(fine_scale)
         self.last_finer_side: int | None = None  # the last photo's finer input side, if any
+        # Tiles lying flat seen by a low phone: the photo stretched upright is detected
+        # again where the first pass saw weak peaks on no tile
+        # (`vision.recognition.squashed_view`); False turns that off.
+        self.squashed_view = bool(squashed_view)
+        self.last_stretched = False  # whether the last photo was read stretched
 
     @classmethod
     def load(cls, models_dir: Path | str | None = None, profile=None, **kwargs) -> TileReader:
@@ -217,7 +233,7 @@ class TileReader:
             return self.read_photo(image_bgr)
         timings = {}
         start = time.perf_counter()
-        quads, scores = self.detector.detect(image_bgr)
+        quads, scores, weak = self._detect_first(image_bgr)
         timings["detect"] = time.perf_counter() - start
         _add_steps(timings, "detect", self.detector)
         detections = self._classified(image_bgr, quads, scores, timings)
@@ -228,7 +244,9 @@ class TileReader:
         detections = self._finer(
             image_bgr.shape, detections, timings,
             lambda long_side: self.detector.detect(image_bgr, long_side=long_side), read_finds)
-        return self._on_plane(image_bgr, detections, detections.corners, timings, read_finds)
+        detections = self._on_plane(image_bgr, detections, detections.corners, timings,
+                                    read_finds)
+        return self._squashed(image_bgr, detections, weak, timings, read_finds)
 
     def read_photo(self, photo) -> TileDetections:
         """`read` for a `vision.recognition.decode.Photo`, with corners in the whole photo's pixels.
@@ -245,7 +263,7 @@ class TileReader:
         small = photo.reduced(factor)
         timings["decode"] = time.perf_counter() - start
         start = time.perf_counter()
-        found, scores = self.detector.detect(small)
+        found, scores, weak = self._detect_first(small)
         timings["detect"] = time.perf_counter() - start
         _add_steps(timings, "detect", self.detector)
         detections = self._read_from(photo, factor, _rescale(found, small.shape, photo.shape),
@@ -258,11 +276,25 @@ class TileReader:
 
         detections = self._finer(photo.shape, detections, timings, detect_finer,
                                  lambda q, s: self._read_from(photo, factor, q, s, timings))
-        # The view from above is made from the detector's decode, in its pixels.
-        return self._on_plane(
-            small, detections, _rescale(detections.corners, photo.shape, small.shape), timings,
-            lambda q, s: self._read_from(photo, factor, _rescale(q, small.shape, photo.shape),
-                                         s, timings))
+        # The view from above and the stretched photo are made from the detector's decode,
+        # in its pixels.
+        def read_small(quads, scores):
+            return self._read_from(photo, factor, _rescale(quads, small.shape, photo.shape),
+                                   scores, timings)
+
+        detections = self._on_plane(small, detections,
+                                    _rescale(detections.corners, photo.shape, small.shape),
+                                    timings, read_small)
+        return self._squashed(small, detections, weak, timings, read_small,
+                              lambda corners: _rescale(corners, photo.shape, small.shape))
+
+    def _detect_first(self, image_bgr: np.ndarray):
+        """The first pass's (quads, scores, weak peaks' centres) (`TileDetector.
+        detect_with_weak`; a detector without it shows no weak peaks)."""
+        with_weak = getattr(self.detector, "detect_with_weak", None)
+        if with_weak is None or not self.squashed_view:
+            return (*self.detector.detect(image_bgr), np.zeros((0, 2), np.float32))
+        return with_weak(image_bgr, weak_score=WEAK_SCORE)
 
     def _read_from(self, photo, coarsest: int, quads, scores, timings: dict) -> TileDetections:
         """Classify the finds at `quads` (the whole photo's pixels), cropped from the
@@ -322,6 +354,53 @@ class TileReader:
 
         return self._second_pass(detections, timings, "detect.plane_view", start, detect,
                                  read_finds)
+
+    def _squashed(self, image_bgr: np.ndarray, detections: TileDetections, weak,
+                  timings: dict, read_finds, to_image=lambda corners: corners
+                  ) -> TileDetections:
+        """`detections`, or where the first pass's weak peaks (`weak`, centres in
+        `image_bgr`'s pixels) lie on none of the tiles read (their corners mapped there by
+        `to_image`), merged with a pass over the photo stretched upright by each of STRETCHES
+        (`vision.recognition.squashed_view`): tiles lying flat seen by a low phone."""
+        self.last_stretched = False
+        if not self.squashed_view or weak_unclaimed(weak, to_image(detections.corners)) < MIN_WEAK:
+            return detections
+        self.last_stretched = True
+        long_side = self.last_finer_side or getattr(self.detector, "long_side", None)
+        multiple = getattr(self.detector, "multiple", 32)
+        first = detections
+        for factor in STRETCHES:
+            def detect(factor=factor):
+                side = stretched_side(long_side, multiple, image_bgr.shape, factor) \
+                    if long_side else None
+                found, scores = self.detector.detect(stretched(image_bgr, factor),
+                                                     long_side=side)
+                return from_stretched(found, factor, image_bgr.shape[0]), scores
+
+            detections = self._second_pass(detections, timings, f"detect.stretched_{factor:g}",
+                                           time.perf_counter(), detect, read_finds)
+        return self._checked_new_finds(image_bgr, first, detections, to_image)
+
+    def _checked_new_finds(self, image_bgr: np.ndarray, first: TileDetections,
+                           merged: TileDetections, to_image) -> TileDetections:
+        """`merged` without the finds the stretched passes added (on none of `first`'s
+        tiles) that are no tile: unsure, darker than the tiles
+        (`squashed_view.doubtful_new_finds`) or of another colour (`unlike_the_other_finds`
+        over all finds: a pass of a few finds cannot judge its own). `to_image` maps
+        corners to `image_bgr`'s pixels."""
+        new = np.ones(len(merged), bool)
+        if len(first):
+            new = ~(points_in_quads(merged.centers, first.corners).any(axis=1)
+                    | points_in_quads(first.centers, merged.corners).any(axis=0))
+        if not new.any():
+            return merged
+        from vision.recognition.rectify import rectify_tiles
+
+        corners = np.asarray(to_image(merged.corners), np.float32)
+        crops = rectify_tiles(image_bgr, corners, getattr(self.classifier, "size", None))
+        drop = doubtful_new_finds(crops, merged.tile_scores, new)
+        drop |= new & unlike_the_other_finds(crops, corners.mean(axis=1))
+        return merged[~drop]
 
     def _second_pass(self, detections: TileDetections, timings: dict, step: str,
                      start: float, detect, read_finds) -> TileDetections:
