@@ -26,14 +26,14 @@ from vision.recognition.plane_view import points_in_quads
 from vision.recognition.sessions import ModelsMissing, ModelUnreadable, read_sidecar
 from vision.recognition.settings import MODELS_DIR
 from vision.recognition.squashed_view import (
-    MIN_WEAK,
+    MIN_SIGNS,
     STRETCHES,
     WEAK_SCORE,
     doubtful_new_finds,
     from_stretched,
+    maybe_squashed,
     stretched,
     stretched_side,
-    weak_unclaimed,
 )
 
 # A reading whose best class probability is below this is flagged `uncertain` (the
@@ -303,12 +303,15 @@ class TileReader:
     def _squashed(self, image_bgr: np.ndarray, detections: TileDetections, weak,
                   timings: dict, read_finds, to_image=lambda corners: corners
                   ) -> TileDetections:
-        """`detections`, or where the first pass's weak peaks (`weak`, centres in
-        `image_bgr`'s pixels) lie on none of the tiles read (their corners mapped there by
-        `to_image`), merged with a pass over the photo stretched upright by each of STRETCHES
+        """`detections`, or where the reading shows signs of squashed tiles (the first
+        pass's weak peaks `weak`, centres in `image_bgr`'s pixels, on none of the tiles read,
+        whose corners `to_image` maps there; tiles read unsurely), merged with a pass over
+        the photo stretched upright by each of STRETCHES
         (`vision.recognition.squashed_view`): tiles lying flat seen by a low phone."""
         self.last_stretched = False
-        if not self.squashed_view or weak_unclaimed(weak, to_image(detections.corners)) < MIN_WEAK:
+        signs = maybe_squashed(weak, to_image(detections.corners),
+                               detections.class_probs.max(axis=1) if len(detections) else [])
+        if not self.squashed_view or signs < MIN_SIGNS:
             return detections
         self.last_stretched = True
         long_side = self.last_finer_side or getattr(self.detector, "long_side", None)

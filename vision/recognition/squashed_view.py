@@ -11,9 +11,13 @@ detector runs again on each stretched photo, its boxes mapped back are parallelo
 around the squashed tiles, and those crop them upright (`vision.recognition.rectify`).
 The readings are merged tile by tile (`vision.recognition.plane_view.merge_readings`).
 
-The pass runs only when the first one saw tile-like things it could not confirm: heat
-peaks of the detector between WEAK_SCORE and its own threshold that lie on no tile it
-kept (`weak_unclaimed`). Measured in `docs/decisions/low-tables.md`.
+The pass runs only when the first reading shows signs of squashed tiles
+(`maybe_squashed`): heat peaks of the detector between WEAK_SCORE and its own threshold
+that lie on no tile it kept (tile-like things it could not confirm), and tiles read
+unsurely (a squashed tile's crop is drawn out of shape). The finds only the stretched
+photo shows are checked harder than the first pass's (`doubtful_new_finds`): stretched,
+the letters of the stand's embossed logo look like tiles. Thresholds and measurements:
+`docs/decisions/low-tables.md`.
 """
 
 from __future__ import annotations
@@ -24,13 +28,16 @@ import numpy as np
 from vision.recognition.fine_scale import MAX_LONG_SIDE
 from vision.recognition.plane_view import points_in_quads
 
-# The photo is stretched upright by each of these: 2 finds flat tiles seen 20-35 degrees
-# up best, 3 those seen lower; together they find more than either (decision record).
+# The photo is stretched upright by each of these (a flat tile seen 30 and 20 degrees up
+# is squashed about 2 and 3 times); together they find more than either alone.
 STRETCHES = (2.0, 3.0)
 # A heat peak at least this strong that the first pass did not keep is a maybe-tile.
 WEAK_SCORE = 0.2
-# The pass runs when at least this many maybe-tiles lie on no kept tile.
-MIN_WEAK = 2
+# A kept find read with a best class probability under this is read unsurely.
+UNSURE = 0.9
+# The pass runs when the first reading shows at least this many signs of squashed tiles:
+# maybe-tiles on no kept tile, and kept tiles read unsurely.
+MIN_SIGNS = 3
 # A find only the stretched photo shows is kept when it is at least this sure of itself
 # (detector score x best class probability; the first pass keeps from 0.134)...
 NEW_FIND_SCORE = 0.3
@@ -39,16 +46,16 @@ NEW_FIND_SCORE = 0.3
 DARK_SHARE = 0.4
 
 
-def weak_unclaimed(weak_centres: np.ndarray, tiles: np.ndarray) -> int:
-    """How many of the detector's weak peaks (centres (P, 2)) lie on none of the kept
-    tiles (corners (N, 4, 2), the same pixels)."""
+def maybe_squashed(weak_centres: np.ndarray, tiles: np.ndarray, sure: np.ndarray) -> int:
+    """How many signs of squashed tiles the first reading shows: the detector's weak peaks
+    (centres (P, 2)) on none of the kept tiles (corners (N, 4, 2), the same pixels), and
+    the kept tiles read unsurely (best class probability `sure` (N,) under UNSURE)."""
     weak_centres = np.asarray(weak_centres, np.float64).reshape(-1, 2)
-    if len(weak_centres) == 0:
-        return 0
     tiles = np.asarray(tiles, np.float64).reshape(-1, 4, 2)
-    if len(tiles) == 0:
-        return len(weak_centres)
-    return int((~points_in_quads(weak_centres, tiles).any(axis=1)).sum())
+    unsure = int((np.asarray(sure).reshape(-1) < UNSURE).sum())
+    if len(weak_centres) == 0 or len(tiles) == 0:
+        return len(weak_centres) + unsure
+    return int((~points_in_quads(weak_centres, tiles).any(axis=1)).sum()) + unsure
 
 
 def stretched(image: np.ndarray, factor: float) -> np.ndarray:
