@@ -22,7 +22,7 @@ import numpy as np
 from vision.recognition.body_colour import unlike_the_other_finds
 from vision.recognition.detections import TileDetections
 from vision.recognition.labels import TILE_CLASSES
-from vision.recognition.plane_view import points_in_quads
+from vision.recognition.plane_view import merge_readings, points_in_quads
 from vision.recognition.sessions import ModelsMissing, ModelUnreadable, read_sidecar
 from vision.recognition.settings import MODELS_DIR
 from vision.recognition.squashed_view import (
@@ -32,6 +32,8 @@ from vision.recognition.squashed_view import (
     doubtful_new_finds,
     from_stretched,
     maybe_squashed,
+    merge_stretched,
+    squashed_photo,
     stretched,
     stretched_side,
 )
@@ -317,16 +319,19 @@ class TileReader:
         long_side = self.last_finer_side or getattr(self.detector, "long_side", None)
         multiple = getattr(self.detector, "multiple", 32)
         first = detections
+        merge = merge_readings if squashed_photo(first.class_probs.max(axis=1)) \
+            else merge_stretched
         for factor in STRETCHES:
-            def detect(factor=factor):
-                side = stretched_side(long_side, multiple, image_bgr.shape, factor) \
-                    if long_side else None
-                found, scores = self.detector.detect(stretched(image_bgr, factor),
-                                                     long_side=side)
-                return from_stretched(found, factor, image_bgr.shape[0]), scores
-
-            detections = self._second_pass(detections, timings, f"detect.stretched_{factor:g}",
-                                           time.perf_counter(), detect, read_finds)
+            start = time.perf_counter()
+            side = stretched_side(long_side, multiple, image_bgr.shape, factor) \
+                if long_side else None
+            found, scores = self.detector.detect(stretched(image_bgr, factor), long_side=side)
+            step = f"detect.stretched_{factor:g}"
+            timings[step] = time.perf_counter() - start
+            timings["detect"] += timings[step]
+            timings["classify.first_pass"] = timings.get("classify", 0.0)  # the pass adds
+            seen = read_finds(from_stretched(found, factor, image_bgr.shape[0]), scores)
+            detections = merge(detections, seen)
         return self._checked_new_finds(image_bgr, first, detections, to_image)
 
     def _checked_new_finds(self, image_bgr: np.ndarray, first: TileDetections,
@@ -354,8 +359,6 @@ class TileReader:
                      start: float, detect, read_finds) -> TileDetections:
         """`detections` merged tile by tile with a second pass (`detect()` -> quads and
         scores, read by `read_finds`), its detection timed as `step` from `start`."""
-        from vision.recognition.plane_view import merge_readings
-
         found, scores = detect()
         timings[step] = time.perf_counter() - start
         timings["detect"] += timings[step]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.recognition.detections import TileDetections
 from vision.recognition.fine_scale import MAX_LONG_SIDE
 from vision.recognition.plane_view import points_in_quads
 
@@ -38,6 +39,10 @@ UNSURE = 0.9
 # The pass runs when the first reading shows at least this many signs of squashed tiles:
 # maybe-tiles on no kept tile, and kept tiles read unsurely.
 MIN_SIGNS = 3
+# A tile both passes read keeps the first reading unless the stretched one's doubt (1 - best
+# class probability) is at most this share of the first's.
+REPLACE_DOUBT = 0.5
+SQUASHED_PHOTO = 0.5
 # A find only the stretched photo shows is kept when it is at least this sure of itself
 # (detector score x best class probability; the first pass keeps from 0.134)...
 NEW_FIND_SCORE = 0.3
@@ -105,3 +110,32 @@ def doubtful_new_finds(crops: np.ndarray, scores: np.ndarray, new: np.ndarray) -
     brightness = body_brightness(crops)
     reference = float(np.median(brightness[~new]))
     return doubtful | (new & (brightness < DARK_SHARE * reference))
+
+
+def squashed_photo(sure: np.ndarray) -> bool:
+    """Whether the whole photo is squashed (not a few flat tiles beside a stand): at least
+    SQUASHED_PHOTO of its first reading's tiles (best class probabilities `sure`) are read
+    unsurely (under UNSURE)."""
+    sure = np.asarray(sure).reshape(-1)
+    return bool(len(sure)) and float((sure < UNSURE).mean()) >= SQUASHED_PHOTO
+
+
+def merge_stretched(first: TileDetections, seen: TileDetections,
+                    doubt_share: float = REPLACE_DOUBT) -> TileDetections:
+    """The tiles of `first` and of a stretched pass's reading `seen` (corners in the same
+    pixels), each tile once: a tile only `seen` shows is added; one both show keeps its
+    first reading unless the stretched one is clearly surer (its doubt, 1 - best class
+    probability, at most `doubt_share` of the first's): a standing tile, stretched, is
+    drawn out of shape and now and then read surer as another tile."""
+    if len(seen) == 0:
+        return first
+    if len(first) == 0:
+        return seen
+    same = (points_in_quads(seen.centers, first.corners)
+            | points_in_quads(first.centers, seen.corners).T)  # (seen, first)
+    doubt_first = 1 - first.class_probs.max(axis=1)
+    doubt_seen = 1 - seen.class_probs.max(axis=1)
+    surer = doubt_seen[:, None] <= doubt_share * doubt_first[None, :]
+    take = (surer | ~same).all(axis=1)
+    replaced = (same & take[:, None]).any(axis=0)
+    return TileDetections.concat([seen[take], first[~replaced]])
