@@ -237,10 +237,11 @@ class TileReader:
 
     def _detect_first(self, image_bgr: np.ndarray):
         """The first pass's (quads, scores, weak peaks' centres) (`TileDetector.
-        detect_with_weak`; a detector without it shows no weak peaks)."""
+        detect_with_weak`); None for the peaks from a detector without it (a test's boxes
+        given in advance), which gets no squashed view."""
         with_weak = getattr(self.detector, "detect_with_weak", None)
         if with_weak is None or not self.squashed_view:
-            return (*self.detector.detect(image_bgr), np.zeros((0, 2), np.float32))
+            return (*self.detector.detect(image_bgr), None)
         return with_weak(image_bgr, weak_score=WEAK_SCORE)
 
     def _read_from(self, photo, coarsest: int, quads, scores, timings: dict) -> TileDetections:
@@ -311,9 +312,11 @@ class TileReader:
         the photo stretched upright by each of STRETCHES
         (`vision.recognition.squashed_view`): tiles lying flat seen by a low phone."""
         self.last_stretched = False
+        if not self.squashed_view or weak is None:
+            return detections
         signs = maybe_squashed(weak, to_image(detections.corners),
                                detections.class_probs.max(axis=1) if len(detections) else [])
-        if not self.squashed_view or signs < MIN_SIGNS:
+        if signs < MIN_SIGNS:
             return detections
         self.last_stretched = True
         long_side = self.last_finer_side or getattr(self.detector, "long_side", None)
