@@ -152,3 +152,36 @@ def test_a_big_squashed_jpeg_is_read_stretched_from_its_reduced_decode(readers, 
     tiles, found, right, _extra = count_tiles(det, labels)
     assert found >= tiles - 1 and right >= tiles - 2
 
+
+
+def _reading(quads, probs, scores=None):
+    from vision.recognition.detections import TileDetections
+
+    probs = np.float32(probs)
+    scores = np.ones(len(probs), np.float32) if scores is None else np.float32(scores)
+    return TileDetections(np.float32(quads), scores, probs, probs.argmax(axis=1), ("K1", "K2"))
+
+
+UPRIGHT = [[0, 0], [10, 0], [10, 14], [0, 14]]  # up the photo's vertical
+ACROSS = [[0, 14], [0, 0], [14, 0], [14, 14]]  # up along the photo's horizontal
+
+
+def test_a_stretched_reading_replaces_only_an_unsure_reading_of_a_box_across_its_tile():
+    from vision.recognition.squashed_view import merge_stretched
+
+    seen = _reading([[[1, 1], [9, 1], [9, 13], [1, 13]], [[40, 0], [50, 0], [50, 8], [40, 8]]],
+                    [[0.02, 0.98], [0.9, 0.1]])
+    merged = merge_stretched(_reading([ACROSS], [[0.6, 0.4]]), seen)
+    assert sorted(merged.codes) == ["K1", "K2"]  # replaced, and the new tile added
+    for first in (_reading([UPRIGHT], [[0.6, 0.4]]),  # boxed upright: a standing tile
+                  _reading([ACROSS], [[0.95, 0.05]])):  # read surely
+        merged = merge_stretched(first, seen)
+        assert len(merged) == 2 and merged.codes.count("K1") == 2
+
+
+def test_a_photo_is_squashed_as_a_whole_when_half_its_tiles_read_unsurely():
+    from vision.recognition.squashed_view import squashed_photo
+
+    assert squashed_photo([0.5, 0.6, 0.95, 0.99])
+    assert not squashed_photo([0.5, 0.95, 0.97, 0.99])
+    assert not squashed_photo([])
