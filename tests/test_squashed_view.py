@@ -177,6 +177,11 @@ def test_a_stretched_reading_replaces_only_an_unsure_reading_of_a_box_across_its
                   _reading([ACROSS], [[0.95, 0.05]])):  # read surely
         merged = merge_stretched(first, seen)
         assert len(merged) == 2 and merged.codes.count("K1") == 2
+    # only a little surer (doubt 0.3 of 0.4), or the same tile: the first reading and box stay
+    for probs in ([0.3, 0.7], [0.98, 0.02]):
+        again = _reading([[[1, 1], [9, 1], [9, 13], [1, 13]]], [probs])
+        merged = merge_stretched(_reading([ACROSS], [[0.6, 0.4]]), again)
+        assert merged.codes == ["K1"] and merged.corners[0].tolist() == ACROSS
 
 
 def test_a_photo_is_squashed_as_a_whole_when_half_its_tiles_read_unsurely():

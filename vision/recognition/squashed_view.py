@@ -39,9 +39,12 @@ UNSURE = 0.9
 # The pass runs when the first reading shows at least this many signs of squashed tiles:
 # maybe-tiles on no kept tile, and kept tiles read unsurely.
 MIN_SIGNS = 3
-# A tile both passes read keeps the first reading where the first pass boxed it upright or
-# read it surely (`merge_stretched`), unless the whole photo is squashed: at least this share of its first
-# reading's tiles read unsurely (`squashed_photo`); then the surer reading of each tile wins.
+# A tile both passes read keeps its first reading unless the first box lay across it, read
+# unsurely, and the stretched reading names another tile with at most this share of its
+# doubt (1 - best class probability; `merge_stretched`)...
+REPLACE_DOUBT = 0.5
+# ... or the whole photo is squashed: at least this share of its first reading's tiles read
+# unsurely (`squashed_photo`); then the surer reading of each tile wins.
 SQUASHED_PHOTO = 0.5
 # A find only the stretched photo shows is kept when it is at least this sure of itself
 # (detector score x best class probability; the first pass keeps from 0.134)...
@@ -125,11 +128,11 @@ def merge_stretched(first: TileDetections, seen: TileDetections) -> TileDetectio
     pixels), each tile once: a tile only `seen` shows is added. One both show takes the
     stretched reading only where the first pass's box lies across the tile (its up axis
     nearer the photo's horizontal: a flat tile seen low is wider than tall), the first
-    reading was unsure (best class probability under UNSURE) and the stretched one is
-    surer (detector score x best class probability). A tile the first pass boxed upright
-    or read surely keeps its first reading: a standing tile, stretched, is drawn out of
-    shape and now and then read surer as another tile (a 6 as a 9), and so is a tile lying
-    sideways on a table seen from above."""
+    reading was unsure (best class probability under UNSURE), and the stretched one names
+    another tile with at most REPLACE_DOUBT of the first's doubt (1 - best probability).
+    Otherwise the first reading stays, box and all: a standing tile, stretched, is drawn
+    out of shape and now and then read surer as another tile (a 6 as a 9), and so is a
+    tile lying sideways on a table seen from above."""
     if len(seen) == 0:
         return first
     if len(first) == 0:
@@ -138,8 +141,11 @@ def merge_stretched(first: TileDetections, seen: TileDetections) -> TileDetectio
             | points_in_quads(first.centers, seen.corners).T)  # (seen, first)
     up = first.up_vectors
     across = np.abs(up[:, 0]) > np.abs(up[:, 1])
-    unsure = first.class_probs.max(axis=1) < UNSURE
-    surer = (across & unsure)[None, :] & (seen.tile_scores[:, None] > first.tile_scores[None, :])
+    doubt_first = 1 - first.class_probs.max(axis=1)
+    doubt_seen = 1 - seen.class_probs.max(axis=1)
+    surer = ((across & (doubt_first > 1 - UNSURE))[None, :]
+             & (doubt_seen[:, None] <= REPLACE_DOUBT * doubt_first[None, :])
+             & (seen.class_ids[:, None] != first.class_ids[None, :]))
     take = (surer | ~same).all(axis=1)
     replaced = (same & take[:, None]).any(axis=0)
     return TileDetections.concat([seen[take], first[~replaced]])
