@@ -33,6 +33,8 @@ from vision.recognition.squashed_view import (
     from_stretched,
     maybe_squashed,
     merge_stretched,
+    on_tiles,
+    replaceable,
     squashed_photo,
     stretched,
     stretched_side,
@@ -322,8 +324,11 @@ class TileReader:
         long_side = self.last_finer_side or getattr(self.detector, "long_side", None)
         multiple = getattr(self.detector, "multiple", 32)
         first = detections
-        merge = merge_readings if squashed_photo(first.class_probs.max(axis=1)) \
-            else merge_stretched
+        merge, fixed = merge_readings, np.zeros((0, 4, 2), np.float32)
+        if not squashed_photo(first.class_probs.max(axis=1)):
+            # The tiles whose first reading stays whatever the stretched photo reads: what
+            # it finds on them is not read at all.
+            merge, fixed = merge_stretched, to_image(first.corners[~replaceable(first)])
         for factor in STRETCHES:
             start = time.perf_counter()
             side = stretched_side(long_side, multiple, image_bgr.shape, factor) \
@@ -333,7 +338,9 @@ class TileReader:
             timings[step] = time.perf_counter() - start
             timings["detect"] += timings[step]
             timings["classify.first_pass"] = timings.get("classify", 0.0)  # the pass adds
-            seen = read_finds(from_stretched(found, factor, image_bgr.shape[0]), scores)
+            found = from_stretched(found, factor, image_bgr.shape[0])
+            other = ~on_tiles(found, fixed)
+            seen = read_finds(found[other], np.asarray(scores)[other])
             detections = merge(detections, seen)
         return self._checked_new_finds(image_bgr, first, detections, to_image)
 

@@ -123,6 +123,26 @@ def squashed_photo(sure: np.ndarray) -> bool:
     return bool(len(sure)) and float((sure < UNSURE).mean()) >= SQUASHED_PHOTO
 
 
+def replaceable(first: TileDetections) -> np.ndarray:
+    """(N,) the first reading's tiles a stretched reading may replace (`merge_stretched`):
+    boxed across (the up axis nearer the photo's horizontal) and read unsurely."""
+    if len(first) == 0:
+        return np.zeros(0, bool)
+    up = first.up_vectors
+    return (np.abs(up[:, 0]) > np.abs(up[:, 1])) & (first.class_probs.max(axis=1) < UNSURE)
+
+
+def on_tiles(quads: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+    """(Q,) whether each quad (Q, 4, 2) is one of `tiles` (N, 4, 2): its centre inside one,
+    or one's centre inside it (as `merge_readings` pairs readings)."""
+    quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    tiles = np.asarray(tiles, np.float64).reshape(-1, 4, 2)
+    if len(quads) == 0 or len(tiles) == 0:
+        return np.zeros(len(quads), bool)
+    return (points_in_quads(quads.mean(axis=1), tiles).any(axis=1)
+            | points_in_quads(tiles.mean(axis=1), quads).any(axis=0))
+
+
 def merge_stretched(first: TileDetections, seen: TileDetections) -> TileDetections:
     """The tiles of `first` and of a stretched pass's reading `seen` (corners in the same
     pixels), each tile once: a tile only `seen` shows is added. One both show takes the
@@ -139,11 +159,9 @@ def merge_stretched(first: TileDetections, seen: TileDetections) -> TileDetectio
         return seen
     same = (points_in_quads(seen.centers, first.corners)
             | points_in_quads(first.centers, seen.corners).T)  # (seen, first)
-    up = first.up_vectors
-    across = np.abs(up[:, 0]) > np.abs(up[:, 1])
     doubt_first = 1 - first.class_probs.max(axis=1)
     doubt_seen = 1 - seen.class_probs.max(axis=1)
-    surer = ((across & (doubt_first > 1 - UNSURE))[None, :]
+    surer = (replaceable(first)[None, :]
              & (doubt_seen[:, None] <= REPLACE_DOUBT * doubt_first[None, :])
              & (seen.class_ids[:, None] != first.class_ids[None, :]))
     take = (surer | ~same).all(axis=1)
