@@ -37,7 +37,8 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 
 ## eval: accuracy of the shipped models on the held-out valid/ photos (as taken, warped
-## as a lower camera sees them: bench.eval_plane_view, and re-lit as a room at home lights
+## as a lower camera sees them: bench.eval_plane_view, squashed as a low phone sees tiles
+## lying flat: bench.eval_low_phone, and re-lit as a room at home lights
 ## them: bench.eval_light; blurred, darkened and overexposed where the quality gate is set:
 ## bench.eval_quality; with a painted hand where the covered-photo gate is set:
 ## bench.eval_cover), on rendered editions never seen in training (bench.eval_editions)
@@ -46,6 +47,7 @@ eval: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_vision
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_table
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_plane_view
+	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_low_phone
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_light
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_quality
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_cover

@@ -74,8 +74,9 @@ def _warped_labels(photo, m: np.ndarray, shape, keep_all: bool = False
 def _readers(models_dir) -> dict:
     from vision.recognition.pipeline import TileReader
 
-    return {"one pass": TileReader.load(models_dir, plane_view=False, fine_scale=False),
-            "finer": TileReader.load(models_dir, plane_view=False),
+    return {"one pass": TileReader.load(models_dir, plane_view=False, fine_scale=False,
+                                          squashed_view=False),
+            "finer": TileReader.load(models_dir, plane_view=False, squashed_view=False),
             "shipped": TileReader.load(models_dir)}
 
 

@@ -217,6 +217,13 @@ class TileDetector:
         return buffer
 
     def detect(self, image_bgr: np.ndarray, long_side: int | None = None, threshold: float | None = None):
+        return self.detect_with_weak(image_bgr, long_side, threshold)[:2]
+
+    def detect_with_weak(self, image_bgr: np.ndarray, long_side: int | None = None,
+                         threshold: float | None = None, weak_score: float | None = None):
+        """`detect`, plus the centres (P, 2, photo pixels) of the heat peaks at least
+        `weak_score` but under the threshold: what the net found tile-like and did not
+        confirm (none without `weak_score`)."""
         if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
             raise ValueError("detect() expects a BGR image of shape (H, W, 3)")
         start = time.perf_counter()
@@ -229,11 +236,26 @@ class TileDetector:
             h, w = image_bgr.shape[:2]
             nw, nh = round(w * sx), round(h * sy)
             gray = (x[0, 0, :nh, :nw] * 0.114 + x[0, 1, :nh, :nw] * 0.587 + x[0, 2, :nh, :nw] * 0.299)
-        found = self.decode(maps, sx, sy, image_bgr.shape[:2], threshold, gray)
+        quads, scores = self.decode(maps, sx, sy, image_bgr.shape[:2], threshold, gray)
+        weak = np.zeros((0, 2), np.float32)
+        if weak_score is not None:
+            weak = self.weak_peaks(maps, sx, sy, weak_score,
+                                   self.score_threshold if threshold is None else threshold)
         # seconds of each step of this call, for `bench.vision_bench`'s breakdown
         self.last_timings = {"prepare": prepared - start, "network": ran - prepared,
                              "decode": time.perf_counter() - ran}
-        return found
+        return quads, scores, weak
+
+    def weak_peaks(self, maps: np.ndarray, sx: float, sy: float, low: float,
+                   high: float) -> np.ndarray:
+        """Centres (P, 2, photo pixels) of the heat map's local peaks in [low, high)."""
+        heat = maps[0]
+        peak = heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))
+        ys, xs = np.nonzero(peak & (heat >= low) & (heat < high))
+        s, c = self.stride, self.cell_centre
+        cx = (xs + c + maps[1, ys, xs]) * s / sx
+        cy = (ys + c + maps[2, ys, xs]) * s / sy
+        return np.stack([cx, cy], axis=1).astype(np.float32)
 
     def decode(self, maps: np.ndarray, sx: float, sy: float, shape, threshold: float | None = None,
                gray: np.ndarray | None = None):

@@ -19,10 +19,26 @@ from typing import Protocol
 
 import numpy as np
 
+from vision.recognition.body_colour import unlike_the_other_finds
 from vision.recognition.detections import TileDetections
 from vision.recognition.labels import TILE_CLASSES
+from vision.recognition.plane_view import merge_readings, points_in_quads
 from vision.recognition.sessions import ModelsMissing, ModelUnreadable, read_sidecar
 from vision.recognition.settings import MODELS_DIR
+from vision.recognition.squashed_view import (
+    MIN_SIGNS,
+    STRETCHES,
+    WEAK_SCORE,
+    doubtful_new_finds,
+    from_stretched,
+    maybe_squashed,
+    merge_stretched,
+    on_tiles,
+    replaceable,
+    squashed_photo,
+    stretched,
+    stretched_side,
+)
 
 # A reading whose best class probability is below this is flagged `uncertain` (the
 # classifier's sidecar may override it with "uncertain_below").
@@ -49,62 +65,6 @@ PIPELINE_SPEC = "pipeline.json"
 SECOND_LOOK_BELOW = 0.9
 SECOND_LOOK_DOUBT = 0.5
 
-# A find whose body colour is unlike the photo's other finds' is no tile: a smiley sticker or
-# a wood knot on the table, the letters of a box's logo (`body_unlikeness` above
-# BODY_UNLIKE). Chosen on training data only: true tiles measure at most 0.10 on real
-# train/ (1,704) and 0.33 on rendered scenes of training editions (2,837; renderer seeds
-# 300,000-300,149), false finds there 0.01-1.12, 7 of 42 above 0.5. The finds' colour
-# stands for the tiles' only where they are most of the finds: at least BODY_MIN_FINDS,
-# and no rule when more than BODY_MAX_SHARE of them would go. The rule's first version took
-# one colour for the whole photo (from 5 finds): the real valid/ photos lit by a warm lamp
-# on one side and daylight on the other lost 3 true tiles at `bench.eval_light`'s stronger
-# tint (13 at a stronger one still). As a plane, from 8 finds: none.
-BODY_UNLIKE = 0.5
-BODY_MIN_FINDS = 8
-BODY_MAX_SHARE = 0.25
-
-
-def body_unlikeness(crops: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """(N,) how far the body colour of each (N, H, W, 3) tile crop, its tile at `centres`
-    (N, 2), is from the other finds': the spread of its channels' log ratios to the body
-    the photo's light makes of the finds at that place."""
-    n = len(crops)
-    # The body is most of a face: the middle value of every third pixel each way (a ninth
-    # of the cost of all of them, the same to a few grey levels).
-    sample = np.asarray(crops)[:, 1::3, 1::3].reshape(n, -1, 3)
-    middle = sample.shape[1] // 2
-    log_body = np.log(np.partition(sample, middle, axis=1)[:, middle].astype(np.float64) + 1.0)
-    # A shadow scales every channel alike: its colour without its brightness stays.
-    colour = log_body - log_body.mean(axis=1, keepdims=True)
-    # A lamp on one side of the table and daylight on the other tint the bodies by place:
-    # the finds' colour is fitted as a plane over the photo, then twice more on the finds
-    # that fit it.
-    centres = np.asarray(centres, np.float64).reshape(n, 2)
-    place = (centres - centres.mean(axis=0)) / max(float(np.ptp(centres, axis=0).max()), 1.0)
-    design = np.column_stack([np.ones(n), place])
-    fits = np.ones(n, bool)
-    for _round in range(3):
-        reference = design @ np.linalg.lstsq(design[fits], colour[fits], rcond=None)[0]
-        off = colour - reference
-        spread = off.max(axis=1) - off.min(axis=1)
-        fits = spread <= BODY_UNLIKE
-        if fits.sum() < BODY_MIN_FINDS:
-            break
-    return spread
-
-
-def unlike_the_other_finds(crops: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """(N,) True for each (N, H, W, 3) tile crop (its tile at `centres`) whose body colour
-    is unlike the other finds' (`body_unlikeness` over BODY_UNLIKE)."""
-    n = len(crops)
-    if n < BODY_MIN_FINDS:
-        return np.zeros(n, bool)
-    unlike = body_unlikeness(crops, centres) > BODY_UNLIKE
-    if unlike.sum() > BODY_MAX_SHARE * n:
-        return np.zeros(n, bool)
-    return unlike
-
-
 class ProfileHeadLike(Protocol):
     """What the reader needs of a calibration profile's head (`calibration.head`
     builds one): the readings' labels, and the classifier's reading calls."""
@@ -127,7 +87,7 @@ class TileReader:
     def __init__(self, detector, classifier, *, uncertain_below: float | None = None,
                  reject_below: float = 0.0,
                  second_look_below: float = SECOND_LOOK_BELOW, plane_view: bool = True,
-                 fine_scale: bool = True) -> None:
+                 fine_scale: bool = True, squashed_view: bool = True) -> None:
         self.detector = detector
         self.classifier = classifier
         # A detection whose detector score times best class probability is below this is
@@ -155,6 +115,11 @@ class TileReader:
         # scale (`vision.recognition.fine_scale`); False turns that off.
         self.fine_scale = bool(fine_scale)
         self.last_finer_side: int | None = None  # the last photo's finer input side, if any
+        # Tiles lying flat seen by a low phone: the photo stretched upright is detected
+        # again where the first pass saw weak peaks on no tile
+        # (`vision.recognition.squashed_view`); False turns that off.
+        self.squashed_view = bool(squashed_view)
+        self.last_stretched = False  # whether the last photo was read stretched
 
     @classmethod
     def load(cls, models_dir: Path | str | None = None, profile=None, **kwargs) -> TileReader:
@@ -217,7 +182,7 @@ class TileReader:
             return self.read_photo(image_bgr)
         timings = {}
         start = time.perf_counter()
-        quads, scores = self.detector.detect(image_bgr)
+        quads, scores, weak = self._detect_first(image_bgr)
         timings["detect"] = time.perf_counter() - start
         _add_steps(timings, "detect", self.detector)
         detections = self._classified(image_bgr, quads, scores, timings)
@@ -228,7 +193,9 @@ class TileReader:
         detections = self._finer(
             image_bgr.shape, detections, timings,
             lambda long_side: self.detector.detect(image_bgr, long_side=long_side), read_finds)
-        return self._on_plane(image_bgr, detections, detections.corners, timings, read_finds)
+        detections = self._on_plane(image_bgr, detections, detections.corners, timings,
+                                    read_finds)
+        return self._squashed(image_bgr, detections, weak, timings, read_finds)
 
     def read_photo(self, photo) -> TileDetections:
         """`read` for a `vision.recognition.decode.Photo`, with corners in the whole photo's pixels.
@@ -245,7 +212,7 @@ class TileReader:
         small = photo.reduced(factor)
         timings["decode"] = time.perf_counter() - start
         start = time.perf_counter()
-        found, scores = self.detector.detect(small)
+        found, scores, weak = self._detect_first(small)
         timings["detect"] = time.perf_counter() - start
         _add_steps(timings, "detect", self.detector)
         detections = self._read_from(photo, factor, _rescale(found, small.shape, photo.shape),
@@ -258,11 +225,26 @@ class TileReader:
 
         detections = self._finer(photo.shape, detections, timings, detect_finer,
                                  lambda q, s: self._read_from(photo, factor, q, s, timings))
-        # The view from above is made from the detector's decode, in its pixels.
-        return self._on_plane(
-            small, detections, _rescale(detections.corners, photo.shape, small.shape), timings,
-            lambda q, s: self._read_from(photo, factor, _rescale(q, small.shape, photo.shape),
-                                         s, timings))
+        # The view from above and the stretched photo are made from the detector's decode,
+        # in its pixels.
+        def read_small(quads, scores):
+            return self._read_from(photo, factor, _rescale(quads, small.shape, photo.shape),
+                                   scores, timings)
+
+        detections = self._on_plane(small, detections,
+                                    _rescale(detections.corners, photo.shape, small.shape),
+                                    timings, read_small)
+        return self._squashed(small, detections, weak, timings, read_small,
+                              lambda corners: _rescale(corners, photo.shape, small.shape))
+
+    def _detect_first(self, image_bgr: np.ndarray):
+        """The first pass's (quads, scores, weak peaks' centres) (`TileDetector.
+        detect_with_weak`); None for the peaks from a detector without it (a test's boxes
+        given in advance), which gets no squashed view."""
+        with_weak = getattr(self.detector, "detect_with_weak", None)
+        if with_weak is None or not self.squashed_view:
+            return (*self.detector.detect(image_bgr), None)
+        return with_weak(image_bgr, weak_score=WEAK_SCORE)
 
     def _read_from(self, photo, coarsest: int, quads, scores, timings: dict) -> TileDetections:
         """Classify the finds at `quads` (the whole photo's pixels), cropped from the
@@ -323,12 +305,70 @@ class TileReader:
         return self._second_pass(detections, timings, "detect.plane_view", start, detect,
                                  read_finds)
 
+    def _squashed(self, image_bgr: np.ndarray, detections: TileDetections, weak,
+                  timings: dict, read_finds, to_image=lambda corners: corners
+                  ) -> TileDetections:
+        """`detections`, or where the reading shows signs of squashed tiles (the first
+        pass's weak peaks `weak`, centres in `image_bgr`'s pixels, on none of the tiles read,
+        whose corners `to_image` maps there; tiles read unsurely), merged with a pass over
+        the photo stretched upright by each of STRETCHES
+        (`vision.recognition.squashed_view`): tiles lying flat seen by a low phone."""
+        self.last_stretched = False
+        if not self.squashed_view or weak is None:
+            return detections
+        signs = maybe_squashed(weak, to_image(detections.corners),
+                               detections.class_probs.max(axis=1) if len(detections) else [])
+        if signs < MIN_SIGNS:
+            return detections
+        self.last_stretched = True
+        long_side = self.last_finer_side or getattr(self.detector, "long_side", None)
+        multiple = getattr(self.detector, "multiple", 32)
+        first = detections
+        merge, fixed = merge_readings, np.zeros((0, 4, 2), np.float32)
+        if not squashed_photo(first.class_probs.max(axis=1)):
+            # The tiles whose first reading stays whatever the stretched photo reads: what
+            # it finds on them is not read at all.
+            merge, fixed = merge_stretched, to_image(first.corners[~replaceable(first)])
+        for factor in STRETCHES:
+            start = time.perf_counter()
+            side = stretched_side(long_side, multiple, image_bgr.shape, factor) \
+                if long_side else None
+            found, scores = self.detector.detect(stretched(image_bgr, factor), long_side=side)
+            step = f"detect.stretched_{factor:g}"
+            timings[step] = time.perf_counter() - start
+            timings["detect"] += timings[step]
+            timings["classify.first_pass"] = timings.get("classify", 0.0)  # the pass adds
+            found = from_stretched(found, factor, image_bgr.shape[0])
+            other = ~on_tiles(found, fixed)
+            seen = read_finds(found[other], np.asarray(scores)[other])
+            detections = merge(detections, seen)
+        return self._checked_new_finds(image_bgr, first, detections, to_image)
+
+    def _checked_new_finds(self, image_bgr: np.ndarray, first: TileDetections,
+                           merged: TileDetections, to_image) -> TileDetections:
+        """`merged` without the finds the stretched passes added (on none of `first`'s
+        tiles) that are no tile: unsure, darker than the tiles
+        (`squashed_view.doubtful_new_finds`) or of another colour (`unlike_the_other_finds`
+        over all finds: a pass of a few finds cannot judge its own). `to_image` maps
+        corners to `image_bgr`'s pixels."""
+        new = np.ones(len(merged), bool)
+        if len(first):
+            new = ~(points_in_quads(merged.centers, first.corners).any(axis=1)
+                    | points_in_quads(first.centers, merged.corners).any(axis=0))
+        if not new.any():
+            return merged
+        from vision.recognition.rectify import rectify_tiles
+
+        corners = np.asarray(to_image(merged.corners), np.float32)
+        crops = rectify_tiles(image_bgr, corners, getattr(self.classifier, "size", None))
+        drop = doubtful_new_finds(crops, merged.tile_scores, new)
+        drop |= new & unlike_the_other_finds(crops, corners.mean(axis=1))
+        return merged[~drop]
+
     def _second_pass(self, detections: TileDetections, timings: dict, step: str,
                      start: float, detect, read_finds) -> TileDetections:
         """`detections` merged tile by tile with a second pass (`detect()` -> quads and
         scores, read by `read_finds`), its detection timed as `step` from `start`."""
-        from vision.recognition.plane_view import merge_readings
-
         found, scores = detect()
         timings[step] = time.perf_counter() - start
         timings["detect"] += timings[step]

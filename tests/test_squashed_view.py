@@ -1,0 +1,192 @@
+"""Tiles lying flat seen by a low phone are read in the photo stretched upright
+(vision.recognition.squashed_view)."""
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.recognition.squashed_view import (
+    doubtful_new_finds,
+    from_stretched,
+    maybe_squashed,
+    stretched,
+    stretched_side,
+)
+
+
+def test_a_box_found_in_the_stretched_photo_maps_back_onto_the_photo():
+    image = np.zeros((80, 100, 3), np.uint8)
+    image[20:30, 40:60] = 255  # a bright bar, rows 20-29
+    tall = stretched(image, 3.0)
+    assert tall.shape == (240, 100, 3)
+    rows = np.flatnonzero(tall[:, 50, 0] > 127)
+    box = np.float32([[[40, rows[0] - 0.5], [60, rows[0] - 0.5], [60, rows[-1] + 0.5],
+                       [40, rows[-1] + 0.5]]])
+    back = from_stretched(box, 3.0, 80)
+    assert back[0, :, 0].tolist() == [40, 60, 60, 40]  # widths are kept
+    assert back[0, 0, 1] == pytest.approx(19.5, abs=0.5)
+    assert back[0, 2, 1] == pytest.approx(29.5, abs=0.5)
+
+
+def test_the_stretched_photo_keeps_the_first_passes_width_scale():
+    # a 1000x750 photo goes in at 512 px wide; stretched 3 times it is 2250 px tall
+    assert stretched_side(512, 32, (750, 1000, 3), 3.0) == 1152
+    assert stretched_side(512, 32, (750, 1000, 3), 2.0) == 768
+    assert stretched_side(2048, 32, (3000, 4000, 3), 3.0) == 2048  # at most MAX_LONG_SIDE
+
+
+def test_signs_of_squashed_tiles_are_weak_peaks_off_the_tiles_and_unsure_reads():
+    tiles = np.float32([[[0, 0], [10, 0], [10, 14], [0, 14]],
+                        [[20, 0], [30, 0], [30, 14], [20, 14]]])
+    on_a_tile, off = [5, 7], [50, 50]
+    assert maybe_squashed(np.float32([on_a_tile]), tiles, [0.99, 0.99]) == 0
+    assert maybe_squashed(np.float32([on_a_tile, off, off]), tiles, [0.99, 0.5]) == 3
+    assert maybe_squashed(np.zeros((0, 2)), np.zeros((0, 4, 2)), []) == 0
+    assert maybe_squashed(np.float32([off]), np.zeros((0, 4, 2)), []) == 1
+
+
+def test_a_new_find_darker_than_the_tiles_or_unsure_is_no_tile():
+    bright, dark = np.full((44, 32, 3), 200, np.uint8), np.full((44, 32, 3), 40, np.uint8)
+    crops = np.stack([bright, bright, dark, dark, bright, bright])
+    scores = np.float32([0.8, 0.8, 0.9, 0.9, 0.2, 0.7])
+    new = np.array([False, False, False, True, True, True])
+    # the first pass's own dark find stays; a new dark one (the stand's logo) and a new
+    # unsure one go; a new bright sure one is a tile
+    assert doubtful_new_finds(crops, scores, new).tolist() == [False, False, False, True,
+                                                                 True, False]
+    # with no tile of the first pass to compare with, only the unsure one goes
+    assert doubtful_new_finds(crops, scores, np.ones(6, bool)).tolist() == [
+        False, False, False, False, True, False]
+
+
+# -- with the shipped models ----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def readers():
+    from tests.tracker_helpers import load_tile_reader
+    from vision.recognition.pipeline import TileReader
+
+    with_view = load_tile_reader()
+    return with_view, TileReader.load(squashed_view=False)
+
+
+def _lying_found(reader, scene) -> tuple[int, int, int]:
+    """(lying tiles found, lying tiles read right, all labelled tiles found)."""
+    from bench.eval_depth import _part
+    from bench.eval_vision import match_centres
+    from training.render3d.scene import _labelled
+
+    det = reader.read(scene.image)
+    labels = scene.labels
+    parts = [_part(t) for t in scene.tiles if _labelled(t)]
+    pairs = match_centres(det.centers, [q for _c, q in labels],
+                          np.argsort(-det.detector_scores)) if len(det) else []
+    lying = [(d, k) for d, k in pairs if parts[k] == "lying"]
+    return len(lying), sum(det.codes[d] == labels[k][0] for d, k in lying), len(pairs)
+
+
+@pytest.mark.parametrize("seed, kind, tiers, gain", [
+    (608_006, "rack", 1, 4),  # 7 tiles lie beside a one-tier stand
+    (611_005, "low", None, 2),  # a phone propped on the table, 6 flat tiles
+])
+def test_rendered_flat_tiles_of_a_low_phone_are_found_and_read(readers, seed, kind, tiers,
+                                                              gain):
+    pytest.importorskip("PIL")
+    from training.editions import HELD_OUT
+    from training.render3d.scene import render_depth_scene
+
+    # Renderer seeds of the squashed view's tuning (600,000+), not bench.eval_depth's.
+    scene = render_depth_scene(np.random.default_rng(seed), HELD_OUT["rummy_green"],
+                               kind=kind, tiers=tiers)
+    with_view, without = readers
+    found, right, everything = _lying_found(with_view, scene)
+    assert with_view.last_stretched
+    found0, right0, everything0 = _lying_found(without, scene)
+    assert found >= found0 + gain and right >= right0 + gain
+    assert everything >= everything0  # no standing tile lost on the way
+
+
+@pytest.fixture(scope="module")
+def valid_photo(real_photos_dir):
+    """A real valid/ photo of 54 tiles lying flat, seen from above."""
+    from training.real_data import load_split
+
+    return next(p for p in load_split("valid", real_photos_dir) if p.key == "rummy-36")
+
+
+def test_a_real_photo_squashed_as_a_low_phone_sees_it_is_read(readers, valid_photo):
+    from bench.eval_low_phone import squash
+    from bench.eval_plane_view import _warped_labels, count_tiles
+
+    image, m = squash(valid_photo.read(), 0.4, 0.8)
+    labels = _warped_labels(valid_photo, m, image.shape)
+    with_view, without = readers
+    tiles, found, right, _extra = count_tiles(with_view.read(image), labels)
+    assert with_view.last_stretched
+    _tiles, found0, right0, _extra0 = count_tiles(without.read(image), labels)
+    assert tiles == 54
+    assert found >= 53 and right >= 52
+    assert right0 <= 40  # squashed, most tiles are read wrong without the stretched pass
+
+
+def test_the_photo_from_above_is_not_read_again(readers, valid_photo):
+    with_view, without = readers
+    image = valid_photo.read()
+    ours, theirs = with_view.read(image), without.read(image)
+    assert not with_view.last_stretched
+    assert "detect.stretched_2" not in with_view.last_timings
+    assert ours.codes == theirs.codes
+    np.testing.assert_array_equal(ours.corners, theirs.corners)
+
+
+def test_a_big_squashed_jpeg_is_read_stretched_from_its_reduced_decode(readers, valid_photo):
+    from bench.eval_low_phone import squash
+    from bench.eval_plane_view import _warped_labels, count_tiles
+
+    image, m = squash(valid_photo.read(), 0.4, 0.8)
+    big = cv2.resize(image, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)  # 3000x2250
+    labels = [(code, q * 3 + 1) for code, q in _warped_labels(valid_photo, m, image.shape)]
+    data = cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+    with_view, _without = readers
+    det = with_view.read_bytes(data)
+    assert with_view.last_stretched
+    tiles, found, right, _extra = count_tiles(det, labels)
+    assert found >= tiles - 1 and right >= tiles - 2
+
+
+
+def _reading(quads, probs, scores=None):
+    from vision.recognition.detections import TileDetections
+
+    probs = np.float32(probs)
+    scores = np.ones(len(probs), np.float32) if scores is None else np.float32(scores)
+    return TileDetections(np.float32(quads), scores, probs, probs.argmax(axis=1), ("K1", "K2"))
+
+
+UPRIGHT = [[0, 0], [10, 0], [10, 14], [0, 14]]  # up the photo's vertical
+ACROSS = [[0, 14], [0, 0], [14, 0], [14, 14]]  # up along the photo's horizontal
+
+
+def test_a_stretched_reading_replaces_only_an_unsure_reading_of_a_box_across_its_tile():
+    from vision.recognition.squashed_view import merge_stretched
+
+    seen = _reading([[[1, 1], [9, 1], [9, 13], [1, 13]], [[40, 0], [50, 0], [50, 8], [40, 8]]],
+                    [[0.02, 0.98], [0.9, 0.1]])
+    merged = merge_stretched(_reading([ACROSS], [[0.6, 0.4]]), seen)
+    assert sorted(merged.codes) == ["K1", "K2"]  # replaced, and the new tile added
+    for first in (_reading([UPRIGHT], [[0.6, 0.4]]),  # boxed upright: a standing tile
+                  _reading([ACROSS], [[0.95, 0.05]])):  # read surely
+        merged = merge_stretched(first, seen)
+        assert len(merged) == 2 and merged.codes.count("K1") == 2
+    # only a little surer (doubt 0.3 of 0.4), or the same tile: the first reading and box stay
+    for probs in ([0.3, 0.7], [0.98, 0.02]):
+        again = _reading([[[1, 1], [9, 1], [9, 13], [1, 13]]], [probs])
+        merged = merge_stretched(_reading([ACROSS], [[0.6, 0.4]]), again)
+        assert merged.codes == ["K1"] and merged.corners[0].tolist() == ACROSS
+
+
+def test_a_photo_is_squashed_as_a_whole_when_half_its_tiles_read_unsurely():
+    from vision.recognition.squashed_view import squashed_photo
+
+    assert squashed_photo([0.5, 0.6, 0.95, 0.99])
+    assert not squashed_photo([0.5, 0.95, 0.97, 0.99])
+    assert not squashed_photo([])

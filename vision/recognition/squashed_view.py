@@ -1,0 +1,169 @@
+"""Tiles lying flat seen by a low phone, detected again in the photo stretched upright.
+
+A phone 8-45 degrees above the table (a rack photo, a phone propped on the table) sees a
+tile lying flat squashed from top to bottom: nearly square or wider than tall, and often
+sheared. The detector learnt tiles whose long side is their up-down axis, so it misses
+most of them or boxes them across, and the plane view (`vision.recognition.plane_view`)
+cannot help: the tiles it would fit the table's plane to are the ones standing on the
+stand, or there are none. Stretching the photo upright by 2 and by 3 is an affine guess at
+the view from above for such a camera (the table's depth comes back as height); the
+detector runs again on each stretched photo, its boxes mapped back are parallelograms
+around the squashed tiles, and those crop them upright (`vision.recognition.rectify`).
+The readings are merged tile by tile (`vision.recognition.plane_view.merge_readings`).
+
+The pass runs only when the first reading shows signs of squashed tiles
+(`maybe_squashed`): heat peaks of the detector between WEAK_SCORE and its own threshold
+that lie on no tile it kept (tile-like things it could not confirm), and tiles read
+unsurely (a squashed tile's crop is drawn out of shape). The finds only the stretched
+photo shows are checked harder than the first pass's (`doubtful_new_finds`): stretched,
+the letters of the stand's embossed logo look like tiles. Thresholds and measurements:
+`docs/decisions/low-tables.md`.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.recognition.detections import TileDetections
+from vision.recognition.fine_scale import MAX_LONG_SIDE
+from vision.recognition.plane_view import points_in_quads
+
+# The photo is stretched upright by each of these (a flat tile seen 30 and 20 degrees up
+# is squashed about 2 and 3 times); together they find more than either alone.
+STRETCHES = (2.0, 3.0)
+# A heat peak at least this strong that the first pass did not keep is a maybe-tile.
+WEAK_SCORE = 0.2
+# A kept find read with a best class probability under this is read unsurely.
+UNSURE = 0.9
+# The pass runs when the first reading shows at least this many signs of squashed tiles:
+# maybe-tiles on no kept tile, and kept tiles read unsurely.
+MIN_SIGNS = 3
+# A tile both passes read keeps its first reading unless the first box lay across it, read
+# unsurely, and the stretched reading names another tile with at most this share of its
+# doubt (1 - best class probability; `merge_stretched`)...
+REPLACE_DOUBT = 0.5
+# ... or the whole photo is squashed: at least this share of its first reading's tiles read
+# unsurely (`squashed_photo`); then the surer reading of each tile wins.
+SQUASHED_PHOTO = 0.5
+# A find only the stretched photo shows is kept when it is at least this sure of itself
+# (detector score x best class probability; the first pass keeps from 0.134)...
+NEW_FIND_SCORE = 0.3
+# ... and its body is at least this share as bright as the other tiles' (the stand's
+# black beam with its embossed logo measures 0.12-0.27 of them, tiles 0.50 and more).
+DARK_SHARE = 0.4
+
+
+def maybe_squashed(weak_centres: np.ndarray, tiles: np.ndarray, sure: np.ndarray) -> int:
+    """How many signs of squashed tiles the first reading shows: the detector's weak peaks
+    (centres (P, 2)) on none of the kept tiles (corners (N, 4, 2), the same pixels), and
+    the kept tiles read unsurely (best class probability `sure` (N,) under UNSURE)."""
+    weak_centres = np.asarray(weak_centres, np.float64).reshape(-1, 2)
+    tiles = np.asarray(tiles, np.float64).reshape(-1, 4, 2)
+    unsure = int((np.asarray(sure).reshape(-1) < UNSURE).sum())
+    if len(weak_centres) == 0 or len(tiles) == 0:
+        return len(weak_centres) + unsure
+    return int((~points_in_quads(weak_centres, tiles).any(axis=1)).sum()) + unsure
+
+
+def stretched(image: np.ndarray, factor: float) -> np.ndarray:
+    """`image` stretched upright by `factor` (its width kept)."""
+    h, w = image.shape[:2]
+    return cv2.resize(image, (w, max(1, round(h * factor))), interpolation=cv2.INTER_LINEAR)
+
+
+def from_stretched(quads: np.ndarray, factor: float, height: int) -> np.ndarray:
+    """Quads (N, 4, 2) in the photo stretched by `factor` -> the photo's pixels (its
+    height `height`; pixel centres map to pixel centres, as `stretched` resizes)."""
+    quads = np.array(quads, np.float32).reshape(-1, 4, 2)
+    scale = height / max(1, round(height * factor))
+    quads[..., 1] = (quads[..., 1] + 0.5) * scale - 0.5
+    return quads
+
+
+def stretched_side(long_side: int, multiple: int, shape, factor: float) -> int:
+    """The detector input's long side for the photo of `shape` stretched by `factor`: its
+    width shrunk as much as the first pass's input (of `long_side`) shrank it, so a tile's
+    width stays what the detector saw; at most MAX_LONG_SIDE."""
+    h, w = shape[:2]
+    scale = long_side / max(h, w)
+    side = max(w, h * factor) * scale
+    return int(max(multiple, min(side, MAX_LONG_SIDE) // multiple * multiple))
+
+
+def body_brightness(crops: np.ndarray) -> np.ndarray:
+    """(N,) the grey level of each (N, H, W, 3) crop's body: the middle value of every
+    third pixel each way, its channels averaged (most of a face is body)."""
+    crops = np.asarray(crops)
+    if len(crops) == 0:
+        return np.zeros(0)
+    sample = crops[:, 1::3, 1::3].reshape(len(crops), -1, 3)
+    return np.median(sample, axis=1).mean(axis=1)
+
+
+def doubtful_new_finds(crops: np.ndarray, scores: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """(N,) True for each find the stretched passes added (`new`) that is no tile: surer of
+    itself than NEW_FIND_SCORE (detector score x best class probability, `scores`) but
+    for a body at most DARK_SHARE as bright as the other finds' (`crops`, all N): the
+    stand's embossed logo, stretched, reads as tiles; a tile's face is its bright part."""
+    new = np.asarray(new, bool)
+    doubtful = new & (np.asarray(scores) < NEW_FIND_SCORE)
+    if new.all() or not new.any():
+        return doubtful
+    brightness = body_brightness(crops)
+    reference = float(np.median(brightness[~new]))
+    return doubtful | (new & (brightness < DARK_SHARE * reference))
+
+
+def squashed_photo(sure: np.ndarray) -> bool:
+    """Whether the whole photo is squashed (not a few flat tiles beside a stand): at least
+    SQUASHED_PHOTO of its first reading's tiles (best class probabilities `sure`) are read
+    unsurely (under UNSURE)."""
+    sure = np.asarray(sure).reshape(-1)
+    return bool(len(sure)) and float((sure < UNSURE).mean()) >= SQUASHED_PHOTO
+
+
+def replaceable(first: TileDetections) -> np.ndarray:
+    """(N,) the first reading's tiles a stretched reading may replace (`merge_stretched`):
+    boxed across (the up axis nearer the photo's horizontal) and read unsurely."""
+    if len(first) == 0:
+        return np.zeros(0, bool)
+    up = first.up_vectors
+    return (np.abs(up[:, 0]) > np.abs(up[:, 1])) & (first.class_probs.max(axis=1) < UNSURE)
+
+
+def on_tiles(quads: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+    """(Q,) whether each quad (Q, 4, 2) is one of `tiles` (N, 4, 2): its centre inside one,
+    or one's centre inside it (as `merge_readings` pairs readings)."""
+    quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    tiles = np.asarray(tiles, np.float64).reshape(-1, 4, 2)
+    if len(quads) == 0 or len(tiles) == 0:
+        return np.zeros(len(quads), bool)
+    return (points_in_quads(quads.mean(axis=1), tiles).any(axis=1)
+            | points_in_quads(tiles.mean(axis=1), quads).any(axis=0))
+
+
+def merge_stretched(first: TileDetections, seen: TileDetections) -> TileDetections:
+    """The tiles of `first` and of a stretched pass's reading `seen` (corners in the same
+    pixels), each tile once: a tile only `seen` shows is added. One both show takes the
+    stretched reading only where the first pass's box lies across the tile (its up axis
+    nearer the photo's horizontal: a flat tile seen low is wider than tall), the first
+    reading was unsure (best class probability under UNSURE), and the stretched one names
+    another tile with at most REPLACE_DOUBT of the first's doubt (1 - best probability).
+    Otherwise the first reading stays, box and all: a standing tile, stretched, is drawn
+    out of shape and now and then read surer as another tile (a 6 as a 9), and so is a
+    tile lying sideways on a table seen from above."""
+    if len(seen) == 0:
+        return first
+    if len(first) == 0:
+        return seen
+    same = (points_in_quads(seen.centers, first.corners)
+            | points_in_quads(first.centers, seen.corners).T)  # (seen, first)
+    doubt_first = 1 - first.class_probs.max(axis=1)
+    doubt_seen = 1 - seen.class_probs.max(axis=1)
+    surer = (replaceable(first)[None, :]
+             & (doubt_seen[:, None] <= REPLACE_DOUBT * doubt_first[None, :])
+             & (seen.class_ids[:, None] != first.class_ids[None, :]))
+    take = (surer | ~same).all(axis=1)
+    replaced = (same & take[:, None]).any(axis=0)
+    return TileDetections.concat([seen[take], first[~replaced]])
