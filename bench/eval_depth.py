@@ -19,6 +19,9 @@ are neither to find nor false finds.
   Rummy green 5 is right as the fourth colour slot, O5).
 - false finds: detections on no tile at all; of them on a hard negative: centre on the
   stand's embossed logo, a box's logo or a smiley sticker.
+- misread turned: of the tiles found but misread, a 6 read as a 9 or a 9 as a 6 of the same
+  colour slot (the crop taken as the tile turned round; these editions print no bar under
+  either number).
 - by part: the same counts for the labelled tiles lying on the table, standing with at
   least 75 % of the face in sight (the beam's lip hides up to 16 % of every standing
   face), and standing with less (the tier in front hides the rest).
@@ -49,6 +52,11 @@ def _part(tile) -> str:
     return "standing" if tile.visible_share >= 0.75 else "hidden"
 
 
+def _turned_six_nine(truth: str, read: str) -> bool:
+    """A 6 read as a 9 or a 9 as a 6 of the same colour slot: the turn is what went wrong."""
+    return truth[:1] == read[:1] and {truth[1:], read[1:]} == {"6", "9"}
+
+
 def _pct(a: int, b: int) -> str:
     return f"{100 * a / b:6.2f} %" if b else "     -  "
 
@@ -61,6 +69,7 @@ def score(reader, scenes) -> dict:
 
     out = {"photos": len(scenes), "tiles": 0, "found": 0, "read_right": 0, "extra": 0,
            "false_finds": 0, "on_hard_negatives": 0, "number_hidden": 0, "seconds": 0.0,
+           "misread_turned": 0,
            **{f"{part}{count}": 0 for part in PARTS for count in ("", "_found", "_read_right")}}
     for scene in scenes:
         labels = scene.labels
@@ -76,6 +85,7 @@ def score(reader, scenes) -> dict:
         out["number_hidden"] += sum(1 for t in scene.tiles if t.standing and not t.number_visible)
         out["found"] += len(pairs)
         out["read_right"] += sum(det.codes[d] == labels[k][0] for d, k in pairs)
+        out["misread_turned"] += sum(_turned_six_nine(labels[k][0], det.codes[d]) for d, k in pairs)
         for part in parts:
             out[part] += 1
         for d, k in pairs:
@@ -131,6 +141,10 @@ def report(results: dict, photos: int) -> str:
     lines.append(f"  all: {tiles} tiles, found {_pct(found, tiles)}, read right "
                  f"{_pct(right, tiles)}; cells meeting >= 99 % found and >= 98 % read right: "
                  f"{len(met)} of {len(results)}")
+    misread = found - right
+    turned = sum(r.get("misread_turned", 0) for r in results.values())
+    lines.append(f"  misread: {misread} of the found tiles; of them a 6 read as a 9 or a 9 as a 6 "
+                 f"of the same colour (taken as turned round): {turned}")
     for part, words in PARTS.items():
         n, f, r = (sum(row[f"{part}{c}"] for row in results.values())
                    for c in ("", "_found", "_read_right"))

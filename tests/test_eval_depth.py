@@ -61,3 +61,26 @@ def test_misreads_and_finds_on_a_logo_are_counted(scene):
     assert r["found"] == r["tiles"] and r["read_right"] == 0
     assert r["extra"] == 1
     assert r["false_finds"] == r["on_hard_negatives"] == 1
+
+
+def test_a_six_read_as_a_nine_is_counted_as_turned(scene):
+    def turned(code):  # the tile taken as turned round: its 6 reads 9 and its 9 reads 6
+        if code[1:] in ("6", "9"):
+            return code[0] + ("9" if code[1:] == "6" else "6")
+        return "J" if code != "J" else "K1"  # any other misread
+
+    r = score(_Reader(scene, read=turned), [scene])
+    six_nines = sum(code[1:] in ("6", "9") for code, _q in scene.labels)
+    assert six_nines >= 1  # the stand drawn holds a 6 or a 9, so the count means something
+    assert r["read_right"] == 0 and r["found"] == r["tiles"]
+    assert r["misread_turned"] == six_nines
+    assert f"of the same colour (taken as turned round): {six_nines}" in report({"x": r}, 1)
+
+
+def test_another_colour_or_number_is_not_a_turn():
+    from bench.eval_depth import _turned_six_nine
+
+    assert _turned_six_nine("B6", "B9") and _turned_six_nine("K9", "K6")
+    assert not _turned_six_nine("B6", "R9")
+    assert not _turned_six_nine("B6", "B8")
+    assert not _turned_six_nine("J", "K6")
