@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -113,12 +114,39 @@ class Table:
                 self.arrived[-1].setdefault(name, time.perf_counter())
 
 
-async def run(port: int, tables: list[Table], fps: float, seconds: float) -> None:
+async def run(port: int, tables: list[Table], fps: float, seconds: float,
+              load: list[float]) -> None:
+    async def sample_load():  # the machine's 1-minute load average, every 5 s
+        while True:
+            load.append(os.getloadavg()[0])
+            await asyncio.sleep(5.0)
+
+    sampler = asyncio.create_task(sample_load())
     start = time.perf_counter() + 1.0
     await asyncio.gather(
         *(t.watcher(port, "director", seconds) for t in tables),
         *(t.watcher(port, "screen", seconds) for t in tables),
         *(t.phone(port, fps, seconds, start) for t in tables))
+    sampler.cancel()
+
+
+def read_floor_ms(runs: int = 7) -> dict:
+    """The floor of this run (`bench.floor`: decode + one pass of both models on the
+    1000x750 bench photo) and a whole read of that photo (`TileReader.read`), medians of
+    `runs`, timed here in the bench's process with the server idle."""
+    from bench.floor import Floor
+    from vision.recognition.decode import Photo
+
+    floor = Floor.load()
+    photo = floor.buffer.tobytes()
+    floor.reader.read(Photo.from_bytes(photo))  # warm up
+    reads = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        floor.reader.read(Photo.from_bytes(photo))
+        reads.append(time.perf_counter() - began)
+    return {"floor_ms": round(floor.median_ms(runs), 1),
+            "read_ms": round(1000 * statistics.median(reads), 1)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,9 +179,12 @@ def main(argv: list[str] | None = None) -> int:
                                   headers={"X-Token": token}).json()
                 tables.append(Table(n + 1, game, frames[n], 60.0 * n / args.tables,
                                     args.seconds))
+            before = read_floor_ms()
+            load: list[float] = []
             began = time.perf_counter()
-            asyncio.run(run(port, tables, args.fps, args.seconds))
+            asyncio.run(run(port, tables, args.fps, args.seconds, load))
             wall = time.perf_counter() - began
+            after = read_floor_ms()
             stats = [httpx.get(f"{base}/api/games/{t.game['id']}/frames/stats",
                                headers={"X-Token": t.game["token"]}).json() for t in tables]
             rss = rss_mb(server.pid)
@@ -185,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         "drop_rate_per_table": {"min": min(drop_rates), "max": max(drop_rates),
                                 "median": statistics.median(drop_rates)},
         "server_rss_mb": round(rss),
+        "load_average": {"min": min(load), "median": statistics.median(load),
+                         "max": max(load)},
+        "floor_before": before, "floor_after": after,
     }
     print(f"hall_bench: {args.tables} tables x {args.fps:g} frames/s for {args.seconds:g} s, "
           f"3 sockets per table ({wall:.0f} s)")
@@ -199,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     rates = result["drop_rate_per_table"]
     print(f"  dropped per table: {rates['min']:.1%} to {rates['max']:.1%} "
           f"(median {rates['median']:.1%}); server RSS {rss:.0f} MB")
+    print(f"  load average during the run: {min(load):.1f}-{max(load):.1f} (median "
+          f"{statistics.median(load):.1f}); a 1000x750 read {before['read_ms']:.0f} ms before, "
+          f"{after['read_ms']:.0f} ms after (floor {before['floor_ms']:.0f} / "
+          f"{after['floor_ms']:.0f} ms)")
     save_json(result, args.json)
     return 0
 
