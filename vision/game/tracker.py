@@ -19,9 +19,11 @@ turns the frames into a *stable* table that changes only when a change has held:
    blurred (its sharpness is at least `BLURRED_BELOW` of the recent still frames'). Hands
    over the table move; tiles lying on it do not; a blurred frame misses tiles.
 4. Changes are decided only over the run of still frames that ends with this frame (at
-   most `window` of them), and only once that run is `hold` frames long:
-   - a new tile joins the stable table when it was seen in every frame of the run (at
-     least `hold`): tiles do not come and go while nothing moves, false finds do; its
+   most `window` of them), and only once that run *held*: `hold` frames long, or (with
+   `hold_s`) at least `min_hold` frames spanning `hold_s` seconds of the frames' times:
+   - a new tile joins the stable table when it was seen in every still frame since it
+     was first found, and those frames held:
+     tiles do not come and go while nothing moves, false finds do; its
      reading is the mean of its class probabilities there;
    - a tile's reading changes when, over the still frames of the window, another reading
      was the best one in at least `hold` frames and twice as often as the tile's, and is
@@ -76,7 +78,10 @@ class TableTracker:
     """Votes each tile's reading over recent frames; see the module notes.
 
     `rules`: the edition (referee `Rules`, default the original). `hold`: still frames a
-    change must hold for. `window`: frames a vote looks back over. `motion_max`: share of
+    change must hold for; `hold_s` (seconds of the frames' clock `t`, None: frames only):
+    a run of at least `min_hold` still frames from first to last this long holds too (a
+    camera sending 2 frames a second holds a change in 2 frames, 0.5 s, not 3; see
+    docs/decisions/time-hold.md). `window`: frames a vote looks back over. `motion_max`: share of
     the grey frame that may change in a still frame. `churn_max`: share of the tracks that
     may come or go in a still frame (one always may). `gone_after`: still frames a
     committed tile must be missing before it counts as gone; `leave_after`: still frames a
@@ -86,13 +91,20 @@ class TableTracker:
 
     def __init__(self, rules=None, hold: int = 3, window: int = 8, *,
                  motion_max: float = 0.01, churn_max: float = 0.1,
-                 leave_after: int | None = None, gone_after: int | None = None) -> None:
+                 leave_after: int | None = None, gone_after: int | None = None,
+                 hold_s: float | None = None, min_hold: int = 2) -> None:
         from referee import DEFAULT_RULES
 
         if hold < 1 or window < hold:
             raise ValueError(f"need 1 <= hold <= window, not hold={hold}, window={window}")
+        if not 1 <= min_hold <= hold:
+            raise ValueError(f"need 1 <= min_hold <= hold, not min_hold={min_hold}")
+        if hold_s is not None and not hold_s >= 0:
+            raise ValueError(f"hold_s is seconds, at least 0, not {hold_s!r}")
         self.rules = rules or DEFAULT_RULES
         self.hold = int(hold)
+        self.hold_s = None if hold_s is None else float(hold_s)
+        self.min_hold = int(min_hold)
         self.window = int(window)
         self.motion_max = float(motion_max)
         self.churn_max = float(churn_max)
@@ -110,7 +122,8 @@ class TableTracker:
         self._tracks: dict[int, Track] = {}
         self._next_id = 0
         self._frame = -1
-        self._frames: deque[tuple[int, bool]] = deque(maxlen=self.window)
+        # (frame, still, its time t or None) of the last `window` frames
+        self._frames: deque[tuple[int, bool, float | None]] = deque(maxlen=self.window)
         self._scene = SceneMeasure(self.motion_max, self.window)
         self._frame_size: tuple[int, int] | None = None  # (width, height) of the frames
         self._evidence = False  # whether this frame's picture tells what hidden places show
@@ -206,7 +219,7 @@ class TableTracker:
         if frame == 0:
             still = True
         self._prev_seen = seen_now
-        self._frames.append((frame, still))
+        self._frames.append((frame, still, None if t is None else float(t)))
         if still:
             self._scene.still(scene)
 
@@ -218,11 +231,12 @@ class TableTracker:
                 tr.unseen_still += 1
         self._evidence = self._places(gray_small, frame, still)
         changes: list[str] = []
-        if len(run) >= self.hold:
+        held = self._held(run)
+        if held:
             changes = self._decide(run)
         self._prune(frame)
 
-        if self._stable is not None or len(run) >= self.hold:
+        if self._stable is not None or held:
             # Rebuilt every frame: the tiles' corners follow the camera.
             self._stable = self._build_stable()
             key = self._key()
@@ -238,9 +252,22 @@ class TableTracker:
         return update
 
     # -- steps -----------------------------------------------------------------------------
+    def _held(self, run: list[int]) -> bool:
+        """Whether a change may be decided on the still `run`: `hold` frames long, or at
+        least `min_hold` frames spanning `hold_s` seconds of the frames' clock (a hand
+        passing over the table between two frames of a slow camera breaks the run: the
+        frame it moved in is not still)."""
+        if len(run) >= self.hold:
+            return True
+        if self.hold_s is None or len(run) < self.min_hold:
+            return False
+        times = {f: t for f, _still, t in self._frames}
+        first, last = times.get(run[0]), times.get(run[-1])
+        return first is not None and last is not None and last - first >= self.hold_s
+
     def _still_run(self) -> list[int]:
         run = []
-        for f, still in reversed(self._frames):
+        for f, still, _t in reversed(self._frames):
             if not still:
                 break
             run.append(f)
@@ -251,9 +278,10 @@ class TableTracker:
         changes: list[str] = []
         n_run = len(run)
         added: list[Track] = []
+        joined: dict[int, list[int]] = {}  # a tile laid now -> the still frames it was seen in
         reread: list[Track] = []
         held = Counter(self._code(tr) for tr in self._tracks.values() if tr.code is not None)
-        still_window = [f for f, still in self._frames if still]
+        still_window = [f for f, still, _t in self._frames if still]
         # Something not a tile lies over these places (a hand resting): a find next to
         # them is likely on it, and waits until it has gone.
         covered = np.array([tr.centre() for tr in self._tracks.values()
@@ -264,12 +292,20 @@ class TableTracker:
             if tr.code is None and self._near(covered, tr):
                 continue
             if tr.code is None:
-                # Seen in every frame of the still run: a find that comes and goes while
-                # nothing moves (a box doubled on one tile, a knot in the wood) is no tile.
-                if k >= self.hold and k == n_run:
+                # Seen in every still frame since it was first found, over a run that held:
+                # a find that comes and goes while nothing moves (a box doubled on one
+                # tile, a knot in the wood) is no tile. Counted from its first sighting: a
+                # tile moved between two frames of a slow camera may leave the run still
+                # (one tile is little of the picture), and must not wait for `window`;
+                # but a find that came while nothing moved holds `hold` frames, not a time.
+                first = next((f for f in run if f in tr.seen), None)
+                since = [] if first is None else [f for f in run if f >= first]
+                if since and k == len(since) and self._held(since) and (
+                        first == run[0] or len(since) >= self.hold):
                     tr.code = int(np.argmax(mean))
                     tr.probs = mean
                     added.append(tr)
+                    joined[tr.id] = since
                 continue
             # A reading is voted over every still frame of the window, not only this run:
             # the camera's view of a tile it is torn about differs a little after each
@@ -312,15 +348,15 @@ class TableTracker:
                 changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) gone for "
                                f"{tr.unseen_still} still frames")
                 self._leave(tr)
-        # A table tile no frame of the run shows, whose reading now lies elsewhere, was
-        # moved (by the turn, or its box shifted while a hand half hid it): the new find
-        # is that tile, which keeps its id, commitment and correction.
+        # A table tile no frame has shown since a new find of its reading appeared
+        # elsewhere was moved there (by the turn, or its box shifted while a hand half hid
+        # it): the new find is that tile, which keeps its id, commitment and correction.
         for tr in list(added):
             code = tr.code
             moved = [old for old in self._tracks.values()
                      if old.code is not None and old is not tr and old not in added
                      and code in (old.code, self._code(old))
-                     and not any(f in old.seen for f in run)]
+                     and not any(f in old.seen for f in joined[tr.id])]
             if not moved:
                 continue
             old = min(moved, key=lambda o: float(np.linalg.norm(o.centre() - tr.centre())))
@@ -504,7 +540,7 @@ class TableTracker:
 
     def _update(self, frame, t, still, changed, changes, motion, churn, run_n, shift):
         tracks = self._stable_tracks()
-        window = [f for f, _ in self._frames]
+        window = [f for f, _still, _t in self._frames]
         votes = np.array([sum(f in tr.seen for f in window) for tr in tracks], np.int64)
         hidden = [i for i, tr in enumerate(tracks) if tr.last_seen != frame]
         covered = [i for i in hidden if tracks[i].state == COVERED]
