@@ -300,8 +300,10 @@ class TableTracker:
                 # but a find that came while nothing moved holds `hold` frames, not a time.
                 first = next((f for f in run if f in tr.seen), None)
                 since = [] if first is None else [f for f in run if f >= first]
+                # Held by time in fewer than `hold` frames: only when they all read it alike
+                # (two frames torn between J and B10 wait for a third).
                 if since and k == len(since) and self._held(since) and (
-                        first == run[0] or len(since) >= self.hold):
+                        len(since) >= self.hold or (first == run[0] and len(best) == 1)):
                     tr.code = int(np.argmax(mean))
                     tr.probs = mean
                     added.append(tr)
