@@ -451,17 +451,15 @@ class FrameHub:
         now = {tid: k for k, tid in enumerate(update.ids)}
         unseen = {update.ids[k] for k in update.hidden}
         corners = update.stable.corners.astype(float)
+        turns = _turns(live, reading["tiles"])
         tiles = []
         for k, (tile, tid) in enumerate(zip(reading["tiles"], live["ids"], strict=True)):
             if tid in now:
                 # The reading may have turned a tile's corners round (a tile upside down):
                 # the same turn, on its corners now.
-                then = live["corners"][k]
-                drawn = np.asarray(tile["corners"], float)
-                turn = min(range(4), key=lambda r: float(np.abs(np.roll(then, r, axis=0)
-                                                                 - drawn).sum()))
-                tile = {**tile, "corners": [[round(float(x), 1), round(float(y), 1)] for x, y
-                                            in np.roll(corners[now[tid]], turn, axis=0)]}
+                order = (np.arange(4) - turns[k]) % 4
+                tile = {**tile, "corners": [[round(x, 1), round(y, 1)] for x, y
+                                            in corners[now[tid]][order].tolist()]}
             tiles.append(tile)
         hidden = [k for k, tid in enumerate(live["ids"]) if tid in unseen]
         return {**reading, "tiles": tiles}, hidden
@@ -616,6 +614,21 @@ class FrameHub:
         for thread in self._threads:
             # A read under way finishes on its own (a daemon thread); not waited for long.
             await asyncio.get_running_loop().run_in_executor(None, thread.join, 2.0)
+
+
+def _turns(live: dict, tiles: list) -> np.ndarray:
+    """Per tile of the stored reading, how far round (0-3 corners) its drawn corners lie
+    from the tracker's when it was stored; worked out once per reading (`live` keeps it)."""
+    kept = live.get("turns")
+    if kept is not None and kept[0] is tiles:
+        return kept[1]
+    then = np.asarray(live["corners"], float).reshape(-1, 4, 2)
+    drawn = np.array([tile["corners"] for tile in tiles], float).reshape(-1, 4, 2)
+    errors = np.stack([np.abs(np.roll(then, r, axis=1) - drawn).sum(axis=(1, 2))
+                       for r in range(4)])
+    turns = np.argmin(errors, axis=0) if len(tiles) else np.zeros(0, int)
+    live["turns"] = (tiles, turns)
+    return turns
 
 
 def offer(queue: asyncio.Queue, message: dict) -> None:
