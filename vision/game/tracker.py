@@ -279,6 +279,13 @@ class TableTracker:
         n_run = len(run)
         added: list[Track] = []
         joined: dict[int, list[int]] = {}  # a tile laid now -> the still frames it was seen in
+        by_time: list[tuple] = []  # finds held by time alone, in fewer than `hold` frames
+
+        def join(tr: Track, mean: np.ndarray, since: list[int]) -> None:
+            tr.code = int(np.argmax(mean))
+            tr.probs = mean
+            added.append(tr)
+            joined[tr.id] = since
         reread: list[Track] = []
         held = Counter(self._code(tr) for tr in self._tracks.values() if tr.code is not None)
         still_window = [f for f, still, _t in self._frames if still]
@@ -300,14 +307,12 @@ class TableTracker:
                 # but a find that came while nothing moved holds `hold` frames, not a time.
                 first = next((f for f in run if f in tr.seen), None)
                 since = [] if first is None else [f for f in run if f >= first]
-                # Held by time in fewer than `hold` frames: only when they all read it alike
-                # (two frames torn between J and B10 wait for a third).
-                if since and k == len(since) and self._held(since) and (
-                        len(since) >= self.hold or (first == run[0] and len(best) == 1)):
-                    tr.code = int(np.argmax(mean))
-                    tr.probs = mean
-                    added.append(tr)
-                    joined[tr.id] = since
+                if not (since and k == len(since) and self._held(since)):
+                    continue
+                if len(since) >= self.hold:
+                    join(tr, mean, since)
+                elif first == run[0]:
+                    by_time.append((tr, mean, since, len(best) == 1))
                 continue
             # A reading is voted over every still frame of the window, not only this run:
             # the camera's view of a tile it is torn about differs a little after each
@@ -350,6 +355,13 @@ class TableTracker:
                 changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) gone for "
                                f"{tr.unseen_still} still frames")
                 self._leave(tr)
+        # Finds held by time in fewer than `hold` frames join only when every one of them
+        # read alike in each frame (two frames torn between J and B10 wait for a third), and
+        # then all together: a change of the table is one change, not one now and the rest
+        # a frame later.
+        if by_time and all(agree for *_, agree in by_time):
+            for tr, mean, since, _agree in by_time:
+                join(tr, mean, since)
         # A table tile no frame has shown since a new find of its reading appeared
         # elsewhere was moved there (by the turn, or its box shifted while a hand half hid
         # it): the new find is that tile, which keeps its id, commitment and correction.
