@@ -62,14 +62,13 @@ import numpy as np
 from vision.game import tracks as T
 from vision.game.occlusion import BARE, COVERED
 from vision.game.stillness import SceneMeasure
-from vision.game.tracks import SEEN, Track, TrackerUpdate, height, vote
+from vision.game.tracks import SEEN, Track, TrackerUpdate, height, table_of, vote
 from vision.game.turn import _tile_size
 from vision.recognition.detections import TileDetections
 
 __all__ = ["TableTracker", "TrackerUpdate"]
 
 ALT_SHARE = 0.05  # an alternative reading is plausible at >= this share of the best one
-UNCERTAIN_BELOW = 0.6  # voted best probability below this: the tile stays uncertain
 CAMERA_STEP = 0.5  # the camera moved more than this (tile heights): the frame is not still
 NEAR_COVERED = 1.5  # a new find this close (tile heights) to a covered tile waits
 
@@ -522,35 +521,7 @@ class TableTracker:
         return tuple((tr.id, self._code(tr), tr.moves) for tr in self._stable_tracks())
 
     def _build_stable(self) -> TileDetections:
-        tracks = self._stable_tracks()
-        labels = self._labels
-        if not tracks:
-            return TileDetections.empty(labels)
-        n_cls = len(labels)
-        probs = np.zeros((len(tracks), n_cls), np.float32)
-        ids = np.zeros(len(tracks), np.int64)
-        scores = np.zeros(len(tracks), np.float32)
-        uncertain = np.zeros(len(tracks), bool)
-        flips = []
-        for i, tr in enumerate(tracks):
-            code = self._code(tr)
-            if tr.correction is not None:
-                p = np.zeros(n_cls)
-                p[code] = 1.0
-            else:
-                p = tr.probs if tr.probs is not None else np.eye(n_cls)[code]
-            probs[i] = p
-            ids[i] = code
-            obs = list(tr.seen.values())
-            scores[i] = float(np.mean([o[1] for o in obs])) if obs else tr.score
-            uncertain[i] = tr.correction is None and float(p[code]) < UNCERTAIN_BELOW
-            fl = [o[2] for o in obs if o[2] is not None]
-            flips.append(np.mean(fl, axis=0) if fl else None)
-        flip_probs = None
-        if all(f is not None for f in flips):
-            flip_probs = np.array(flips, np.float32)
-        corners = np.array([tr.corners for tr in tracks], np.float32)
-        return TileDetections(corners, scores, probs, ids, labels, uncertain, flip_probs)
+        return table_of(self._stable_tracks(), self._labels)
 
     def _update(self, frame, t, still, changed, changes, motion, churn, run_n, shift):
         tracks = self._stable_tracks()

@@ -6,7 +6,8 @@ holding what the recent frames saw there, and the steps that bring a frame's til
 - `match`: a detection belongs to the track whose place is nearest, within `MATCH_RADIUS`
   of the two tiles' heights; a detection with no track starts one;
 - `vote`: a track's reading over a set of frames (mean class probabilities, and how often
-  each class was a frame's best reading).
+  each class was a frame's best reading);
+- `table_of`: the stable table as detections, from the tracks that hold a tile.
 
 What the frames mean for the table (when a tile joins, leaves, is re-read) is the
 tracker's: this module only keeps the evidence.
@@ -29,6 +30,7 @@ MATCH_RADIUS = 0.5  # a detection belongs to a track this many tile heights away
 ALIGN_RADIUS = 3.0  # alike-read tiles this close (tile heights) may pair for the alignment
 ALIGN_INLIER = 0.3  # RANSAC threshold of the alignment, in tile heights
 SEEN = "seen"  # a track's place state when this frame found it
+UNCERTAIN_BELOW = 0.6  # voted best probability below this: the tile stays uncertain
 
 
 def height(corners: np.ndarray) -> float:
@@ -214,3 +216,35 @@ def latest_best(tr: Track, frames: list[int], hold: int) -> int | None:
     if len(latest) < hold or len(set(latest)) != 1:
         return None
     return latest[0]
+
+
+def table_of(tracks: list[Track], labels) -> TileDetections:
+    """The stable table: the tiles of `tracks` (each with its reading, or its correction),
+    where they lie now, scored over the frames that saw them."""
+    if not tracks:
+        return TileDetections.empty(labels)
+    n_cls = len(labels)
+    probs = np.zeros((len(tracks), n_cls), np.float32)
+    ids = np.zeros(len(tracks), np.int64)
+    scores = np.zeros(len(tracks), np.float32)
+    uncertain = np.zeros(len(tracks), bool)
+    flips = []
+    for i, tr in enumerate(tracks):
+        code = tr.correction if tr.correction is not None else tr.code
+        if tr.correction is not None:
+            p = np.zeros(n_cls)
+            p[code] = 1.0
+        else:
+            p = tr.probs if tr.probs is not None else np.eye(n_cls)[code]
+        probs[i] = p
+        ids[i] = code
+        obs = list(tr.seen.values())
+        scores[i] = float(np.mean([o[1] for o in obs])) if obs else tr.score
+        uncertain[i] = tr.correction is None and float(p[code]) < UNCERTAIN_BELOW
+        fl = [o[2] for o in obs if o[2] is not None]
+        flips.append(np.mean(fl, axis=0) if fl else None)
+    flip_probs = None
+    if all(f is not None for f in flips):
+        flip_probs = np.array(flips, np.float32)
+    corners = np.array([tr.corners for tr in tracks], np.float32)
+    return TileDetections(corners, scores, probs, ids, labels, uncertain, flip_probs)
