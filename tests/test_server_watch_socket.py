@@ -76,3 +76,25 @@ def test_a_change_reaches_the_watch_socket_and_a_still_table_stays_quiet(client,
         # The camera heard every frame it sent; the watcher's frame carries no sequence.
         assert [m["frame"]["seq"] for m in second] == list(range(11, 17))
         assert told[0]["frame"]["seq"] is None
+
+
+def test_a_refused_frame_is_told_to_the_camera_and_the_watchers(client, app):
+    from tests.server_helpers import sample_bytes
+    from tests.test_quality import BLURRED, _sample_unfit
+
+    game = new_game(client, app)
+    gid = game["id"]
+    with client.websocket_connect(f"/api/games/{gid}/live?token={game['watch_token']}") as watch, \
+            client.websocket_connect(f"/api/games/{gid}/live?token={game['token']}") as camera:
+        assert watch.receive_json()["type"] == "game"
+        assert camera.receive_json()["type"] == "game"
+        _send(camera, [sample_bytes("table_runs_groups.jpg")] * 4, spacing_s=0.0)
+        camera.send_bytes(_sample_unfit(BLURRED[0]))
+        while (message := camera.receive_json())["type"] not in ("reading", "refused"):
+            pass
+        assert message["type"] == "refused" and message["detail"] == BLURRED[1]
+        watch.send_json({"type": "ping"})
+        heard = []
+        while (message := watch.receive_json())["type"] != "pong":
+            heard.append(message["type"])
+        assert heard[-1] == "refused", heard

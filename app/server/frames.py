@@ -296,10 +296,12 @@ class FrameHub:
                                                * 1000, 1)
         # The other sockets (a director's view, a big screen) hear a frame only when what
         # it says differs from what they last heard: a still table costs them nothing.
-        told = (message["reading"], message["hidden"], message["stable"])
-        tell_others = message["changed"] or told != gf.told_others
+        # A refused frame is told to all, as before, and the next reading after it too.
+        told = (message["reading"], message.get("hidden"), message.get("stable"))
+        tell_others = (message["type"] != "reading" or message["changed"]
+                       or told != gf.told_others)
         if tell_others:
-            gf.told_others = told
+            gf.told_others = told if message["type"] == "reading" else None
         others = None
         for queue in list(gf.subscribers):
             if queue is frame.source:
