@@ -185,7 +185,8 @@ def film_photo(image: np.ndarray, tile_h: float, seed: int, phases=REAL_PHASES):
             yield np.clip(img, 0, 255).astype(np.uint8), name
 
 
-def run_real(reader, photos, rules=None, hold: int = 3) -> dict:
+def run_real(reader, photos, rules=None, hold: int = 3, fps: float = 1.0,
+             hold_s: float | None = None) -> dict:
     """Real labelled photos filmed (`film_photo`): single frames read exactly right vs the
     tracker's stable table, and changes that were not there."""
     from vision.game.tracker import TableTracker
@@ -201,12 +202,12 @@ def run_real(reader, photos, rules=None, hold: int = 3) -> dict:
                                                     axis=1)))
         else:
             tile_h = 0.08 * max(image.shape[:2])
-        tracker = TableTracker(rules, hold=hold)
+        tracker = TableTracker(rules, hold=hold, hold_s=hold_s)
         out["photos"] += 1
         for f, (frame, name) in enumerate(film_photo(image, tile_h, 90_000 + n)):
             det = reader.read(frame)
             prev = tracker.stable.codes if tracker.stable is not None else []
-            up = tracker.push(det, small_picture(frame), t=float(f),
+            up = tracker.push(det, small_picture(frame), t=f / fps,
                               frame_size=(frame.shape[1], frame.shape[0]))
             out["frames"] += 1
             if name != "still":
@@ -244,10 +245,11 @@ def _wrong(stable_codes: list[str], truth: list[str]) -> int:
 
 
 def run_sequence(reader, seed: int = 0, n_sets: int = 4, rules=None, phases=PHASES,
-                 hold: int = 3) -> SequenceResult:
+                 hold: int = 3, fps: float = 1.0, hold_s: float | None = None
+                 ) -> SequenceResult:
     from vision.game.tracker import TableTracker
 
-    tracker = TableTracker(rules, hold=hold)
+    tracker = TableTracker(rules, hold=hold, hold_s=hold_s)
     before_at = after_at = None
     appeared = None
     changes = false = 0
@@ -262,7 +264,7 @@ def run_sequence(reader, seed: int = 0, n_sets: int = 4, rules=None, phases=PHAS
             appeared = f
         det = reader.read(frame)
         prev = tracker.stable.codes if tracker.stable is not None else []
-        up = tracker.push(det, small_picture(frame), t=float(f),
+        up = tracker.push(det, small_picture(frame), t=f / fps,
                           frame_size=(frame.shape[1], frame.shape[0]))
         codes = up.stable.codes if up.stable is not None else []
         wrong = _wrong(codes, truth)
@@ -294,7 +296,8 @@ def _bumped(image: np.ndarray, degrees: float, shift) -> tuple[np.ndarray, np.nd
                           borderValue=fill), m
 
 
-def run_hidden(reader, photos, seed: int = 95_000) -> dict:
+def run_hidden(reader, photos, seed: int = 95_000, fps: float = 1.0,
+               hold_s: float | None = None) -> dict:
     """Every real photo filmed (with sensor noise) in two scenes: the view bumped (turned
     6 degrees, shifted 40 px) after 3 still frames, then 4 frames; and a hand resting
     still over its middle tile for 10 frames, then gone for 3. The bump: frames after it
@@ -310,12 +313,15 @@ def run_hidden(reader, photos, seed: int = 95_000) -> dict:
         image = photo.read()
         h, w = image.shape[:2]
 
-        def push(tracker, frame):
+        clock = iter(range(10**9))
+
+        def push(tracker, frame, clock=clock):
             frame = np.clip(frame + rng.normal(0, 2.0, frame.shape), 0, 255).astype(np.uint8)
             return tracker.push(reader.read(frame), small_picture(frame),
+                                t=next(clock) / fps,
                                 frame_size=(frame.shape[1], frame.shape[0]))
 
-        tracker = TableTracker()
+        tracker = TableTracker(hold_s=hold_s)
         for _ in range(3):
             up = push(tracker, image)
         if up.stable is None or len(up.stable) < 3:
@@ -341,7 +347,7 @@ def run_hidden(reader, photos, seed: int = 95_000) -> dict:
                 at = k + 1
         out["realigned_at"].append(at)
 
-        tracker = TableTracker()
+        tracker = TableTracker(hold_s=hold_s)
         for _ in range(3):
             up = push(tracker, image)
         ids = set(up.ids)
@@ -409,6 +415,11 @@ def main(argv=None) -> int:
     parser.add_argument("--sequences", type=int, default=20)
     parser.add_argument("--seed", type=int, default=SEQ_SEEDS)
     parser.add_argument("--hold", type=int, default=3)
+    parser.add_argument("--fps", type=float, default=1.0,
+                        help="the frames' clock: frame k is taken at k / FPS seconds")
+    parser.add_argument("--hold-s", type=float, default=None,
+                        help="the tracker's time hold (TableTracker(hold_s=...)); default: "
+                             "frames only")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--real", action="store_true",
                         help="also film every real valid/ photo (RUMMIKUB_DATA) the same way")
@@ -425,7 +436,8 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     for k in range(args.sequences):
         seed = args.seed + 10 * k
-        r = run_sequence(reader, seed, n_sets=int(3 + k % 5), hold=args.hold)
+        r = run_sequence(reader, seed, n_sets=int(3 + k % 5), hold=args.hold, fps=args.fps,
+                         hold_s=args.hold_s)
         results.append(r)
         if args.verbose or r.false_changes or r.final_wrong:
             print(f"sequence {seed}:")
@@ -445,7 +457,7 @@ def main(argv=None) -> int:
         print(f"rendered tracker sequences: {n} x {results[0].frames} frames "
               f"(still, hand pass, still, set laid under a hand, still, hand resting, still; "
               f"camera shake), hold="
-              f"{args.hold}, {elapsed:.0f} s")
+              f"{args.hold}, hold_s={args.hold_s}, {args.fps:g} frames/s, {elapsed:.0f} s")
         print(f"  frames until the stable table is right, BEFORE: "
               f"{stat([r.before_right_at for r in results])}")
         print(f"  frames after the set appears until it is right, AFTER: "
@@ -458,7 +470,7 @@ def main(argv=None) -> int:
         from training.real_data import load_split
 
         photos = [p for p in load_split("valid") if p.tiles]
-        r = run_real(reader, photos, hold=args.hold)
+        r = run_real(reader, photos, hold=args.hold, fps=args.fps, hold_s=args.hold_s)
         for line in r["log"]:
             print("   ", line)
         print(f"real valid/ photos filmed ({r['photos']} photos x {sum(REAL_PHASES)} frames: "
@@ -472,7 +484,8 @@ def main(argv=None) -> int:
     if args.hidden:
         from training.real_data import load_split
 
-        r = run_hidden(reader, [p for p in load_split("valid") if p.tiles])
+        r = run_hidden(reader, [p for p in load_split("valid") if p.tiles], fps=args.fps,
+                       hold_s=args.hold_s)
         for line in r["log"]:
             print("   ", line)
         at = [a for a in r["realigned_at"] if a is not None]

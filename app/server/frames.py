@@ -69,11 +69,12 @@ class CameraTaken(GameError):
     status = 409
 
 
-def make_tracker(rules, hold: int = 3):
-    """A live tracker for one game's camera, with the game's rules as priors."""
+def make_tracker(rules, hold: int = 3, hold_s: float | None = None):
+    """A live tracker for one game's camera, with the game's rules as priors; its frames'
+    clock is their arrival here (`Frame.received`)."""
     from vision.game.tracker import TableTracker
 
-    return TableTracker(rules=rules, hold=hold)
+    return TableTracker(rules=rules, hold=hold, hold_s=hold_s)
 
 
 @dataclass
@@ -125,18 +126,24 @@ class GameFrames:
     live: dict | None = None
     hidden_now: tuple = (None, [])  # (photo id, its tiles the latest frame did not show)
     seen: tuple | None = None  # the game as last seen here (`FrameHub._marks`)
+    # (tracker update, stored reading, their realigned reading and hidden tiles): a still
+    # table's frames reuse one update, and its realigned reading with it
+    realigned: tuple | None = None
+    told_others: tuple | None = None  # (reading, hidden, stable) last sent to the others
 
 
 class FrameHub:
     """All games' frame slots and workers; lives as long as the app."""
 
     def __init__(self, service: GameService, reader, *, workers: int = 1, hold: int = 3,
-                 idle_s: float = IDLE_S, budget: DecodeBudget | None = None):
+                 hold_s: float | None = None, idle_s: float = IDLE_S,
+                 budget: DecodeBudget | None = None):
         self.service = service
         # The server's memory for decoded pixels, shared with the uploads.
         self.budget = budget or DecodeBudget(DECODE_MEMORY)
         self.reader = reader
         self.hold = hold
+        self.hold_s = hold_s
         self.idle_s = idle_s
         self.workers = workers
         # Games with a frame waiting and no reader on it. A reader takes the one served
@@ -158,7 +165,8 @@ class FrameHub:
         gf = self.games.get(game_id)
         if gf is None:
             row = self.service.row(game_id)
-            gf = GameFrames(game_id, make_tracker(self.service.rules(row), self.hold),
+            gf = GameFrames(game_id, make_tracker(self.service.rules(row), self.hold,
+                                                     self.hold_s),
                             finished=row.state["phase"] == "finished")
             gf.seen = self._marks(game_id)
             for name, value in self.kept.pop(game_id, {}).items():
@@ -286,10 +294,20 @@ class FrameHub:
         a big screen watch every table: each reading goes to several sockets)."""
         message["frame"]["latency_ms"] = round((time.perf_counter() - frame.received)
                                                * 1000, 1)
+        # The other sockets (a director's view, a big screen) hear a frame only when what
+        # it says differs from what they last heard: a still table costs them nothing.
+        # A refused frame is told to all, as before, and the next reading after it too.
+        told = (message["reading"], message.get("hidden"), message.get("stable"))
+        tell_others = (message["type"] != "reading" or message["changed"]
+                       or told != gf.told_others)
+        if tell_others:
+            gf.told_others = told if message["type"] == "reading" else None
         others = None
         for queue in list(gf.subscribers):
             if queue is frame.source:
                 offer(queue, as_text(message))
+                continue
+            if not tell_others:
                 continue
             if others is None:
                 others = as_text({**message, "frame": {**message["frame"], "seq": None}})
@@ -359,7 +377,7 @@ class FrameHub:
                 # then costs the small decode and the answer).
                 update = gf.last_update
             else:
-                update = gf.tracker.push(detections, gray_small=small, t=time.monotonic(),
+                update = gf.tracker.push(detections, gray_small=small, t=frame.received,
                                          unfit=unfit,
                                          frame_size=(int(photo.width), int(photo.height)))
             gf.still_run = gf.still_run + 1 if still else 0
@@ -401,7 +419,13 @@ class FrameHub:
             with gf.slot_lock:
                 if gf.latest[0] == version:
                     gf.latest = (version, reading)
-        reading, hidden = self._realigned(gf, reading, update)
+        cached = gf.realigned
+        if cached is not None and cached[0] is update and cached[1] is reading:
+            reading, hidden = cached[2], cached[3]
+        else:
+            stored_reading = reading
+            reading, hidden = self._realigned(gf, reading, update)
+            gf.realigned = (update, stored_reading, reading, hidden)
         gf.hidden_now = (reading.get("photo_id") if reading else None, hidden)
         return {
             "type": "reading",
@@ -429,17 +453,15 @@ class FrameHub:
         now = {tid: k for k, tid in enumerate(update.ids)}
         unseen = {update.ids[k] for k in update.hidden}
         corners = update.stable.corners.astype(float)
+        turns = _turns(live, reading["tiles"])
         tiles = []
         for k, (tile, tid) in enumerate(zip(reading["tiles"], live["ids"], strict=True)):
             if tid in now:
                 # The reading may have turned a tile's corners round (a tile upside down):
                 # the same turn, on its corners now.
-                then = live["corners"][k]
-                drawn = np.asarray(tile["corners"], float)
-                turn = min(range(4), key=lambda r: float(np.abs(np.roll(then, r, axis=0)
-                                                                 - drawn).sum()))
-                tile = {**tile, "corners": [[round(float(x), 1), round(float(y), 1)] for x, y
-                                            in np.roll(corners[now[tid]], turn, axis=0)]}
+                order = (np.arange(4) - turns[k]) % 4
+                tile = {**tile, "corners": [[round(x, 1), round(y, 1)] for x, y
+                                            in corners[now[tid]][order].tolist()]}
             tiles.append(tile)
         hidden = [k for k, tid in enumerate(live["ids"]) if tid in unseen]
         return {**reading, "tiles": tiles}, hidden
@@ -453,7 +475,9 @@ class FrameHub:
     # -- answers out -----------------------------------------------------------------------
     def subscribe(self, game_id: str, queue: asyncio.Queue) -> None:
         self.loop = asyncio.get_running_loop()
-        self._frames(game_id).subscribers.add(queue)
+        gf = self._frames(game_id)
+        gf.subscribers.add(queue)
+        gf.told_others = None  # the next frame is told to every socket, the new one too
 
     def unsubscribe(self, game_id: str, queue: asyncio.Queue) -> None:
         gf = self.games.get(game_id)
@@ -592,6 +616,21 @@ class FrameHub:
         for thread in self._threads:
             # A read under way finishes on its own (a daemon thread); not waited for long.
             await asyncio.get_running_loop().run_in_executor(None, thread.join, 2.0)
+
+
+def _turns(live: dict, tiles: list) -> np.ndarray:
+    """Per tile of the stored reading, how far round (0-3 corners) its drawn corners lie
+    from the tracker's when it was stored; worked out once per reading (`live` keeps it)."""
+    kept = live.get("turns")
+    if kept is not None and kept[0] is tiles:
+        return kept[1]
+    then = np.asarray(live["corners"], float).reshape(-1, 4, 2)
+    drawn = np.array([tile["corners"] for tile in tiles], float).reshape(-1, 4, 2)
+    errors = np.stack([np.abs(np.roll(then, r, axis=1) - drawn).sum(axis=(1, 2))
+                       for r in range(4)])
+    turns = np.argmin(errors, axis=0) if len(tiles) else np.zeros(0, int)
+    live["turns"] = (tiles, turns)
+    return turns
 
 
 def offer(queue: asyncio.Queue, message: dict) -> None:

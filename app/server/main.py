@@ -69,6 +69,8 @@ class ServerSettings:
     # (`bench.serve_bench --frame-workers 1|2`: p50 ~310 vs ~490 ms, 4 tables x 5 frames/s).
     frame_workers: int = 1
     hold: int = 3  # frames a table change must hold before it counts
+    # ... or at least 2 frames this many seconds apart (docs/decisions/time-hold.md)
+    hold_s: float | None = 0.4
     frames_idle_s: float = 30 * 60.0  # a table's tracker is let go after this long unused
     static_dir: Path | None = STATIC_DIR
     reader: object | None = None  # an already loaded TileReader (tests share one)
@@ -276,7 +278,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         service = GameService(storage, reader, clock=settings.clock)
         budget = DecodeBudget(settings.decode_memory)
         hub = FrameHub(service, reader, workers=settings.frame_workers, hold=settings.hold,
-                       idle_s=settings.frames_idle_s, budget=budget)
+                       hold_s=settings.hold_s, idle_s=settings.frames_idle_s, budget=budget)
         app.state.decode_budget = budget
         app.state.settings = settings
         app.state.storage = storage

@@ -53,6 +53,7 @@ class SceneMeasure:
         self._grey: np.ndarray | None = None
         self._moves = CameraMoves()
         self._sharp: deque[float] = deque(maxlen=self.window)
+        self._last: tuple[np.ndarray, float] | None = None  # (last picture, its sharpness)
 
     def still(self, reading: SceneReading) -> None:
         """The frame measured last turned out still: its sharpness is the measure now."""
@@ -63,9 +64,15 @@ class SceneMeasure:
         if picture is None:
             self.reset()
             return SceneReading(None, None, False, None, False)
+        if self._last is not None and np.array_equal(self._last[0], picture):
+            # The very picture measured last (the server gives a frame that matched the
+            # last read one its picture): nothing moved, and it is as sharp as it was.
+            sharpness = self._last[1]
+            return SceneReading(None, 0.0, False, sharpness, self._blurred(sharpness))
         move = self._moves.next(picture)
         motion = self._motion(picture, move)
         sharpness, blurred = self._sharpness(picture)
+        self._last = (np.array(picture, copy=True), sharpness)
         return SceneReading(move, motion, motion is not None and motion > self.motion_max,
                             sharpness, blurred)
 
@@ -73,9 +80,12 @@ class SceneMeasure:
         import cv2
 
         sharpness = float(cv2.Laplacian(_grey(picture).astype(np.float32), cv2.CV_32F).var())
+        return sharpness, self._blurred(sharpness)
+
+    def _blurred(self, sharpness: float) -> bool:
         if len(self._sharp) < 2:
-            return sharpness, False
-        return sharpness, sharpness < BLURRED_BELOW * float(np.median(self._sharp))
+            return False
+        return sharpness < BLURRED_BELOW * float(np.median(self._sharp))
 
     def _motion(self, picture: np.ndarray, move: CameraMove | None) -> float | None:
         import cv2

@@ -11,16 +11,19 @@ turns the frames into a *stable* table that changes only when a change has held:
    then give a finer similarity transform (RANSAC, as `vision.game.turn` does between two photos).
    A frame in which the camera moved by more than `CAMERA_STEP` tile heights is not still.
 2. A detection belongs to the track whose place is nearest, within `MATCH_RADIUS` of the
-   two tiles' heights; a detection with no track starts one.
+   two tiles' heights; a detection with no track starts one. (The tracks and these two
+   steps: `vision.game.tracks`; this module decides what they mean for the table.)
 3. A frame is *still* when the scene did not move: the downscaled grey frame differs from
    the previous one (after removing the camera's move) in less than `motion_max` of its
    pixels, few tracks came or went since the previous frame (`churn`), and it is not
    blurred (its sharpness is at least `BLURRED_BELOW` of the recent still frames'). Hands
    over the table move; tiles lying on it do not; a blurred frame misses tiles.
 4. Changes are decided only over the run of still frames that ends with this frame (at
-   most `window` of them), and only once that run is `hold` frames long:
-   - a new tile joins the stable table when it was seen in every frame of the run (at
-     least `hold`): tiles do not come and go while nothing moves, false finds do; its
+   most `window` of them), and only once that run *held*: `hold` frames long, or (with
+   `hold_s`) at least `min_hold` frames spanning `hold_s` seconds of the frames' times:
+   - a new tile joins the stable table when it was seen in every still frame since it
+     was first found, and those frames held:
+     tiles do not come and go while nothing moves, false finds do; its
      reading is the mean of its class probabilities there;
    - a tile's reading changes when, over the still frames of the window, another reading
      was the best one in at least `hold` frames and twice as often as the tile's, and is
@@ -53,93 +56,31 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.game.camera_motion import largest_step
+from vision.game import tracks as T
 from vision.game.occlusion import BARE, COVERED
 from vision.game.stillness import SceneMeasure
-from vision.game.turn import _nearest_first, _tile_size
+from vision.game.tracks import SEEN, Track, TrackerUpdate, height, table_of, vote
+from vision.game.turn import _tile_size
 from vision.recognition.detections import TileDetections
 
-MATCH_RADIUS = 0.5  # a detection belongs to a track this many tile heights away at most
-# (neighbours in a set lie one tile width = 0.72 heights apart)
-ALIGN_RADIUS = 3.0  # alike-read tiles this close (tile heights) may pair for the alignment
-ALIGN_INLIER = 0.3  # RANSAC threshold of the alignment, in tile heights
+__all__ = ["TableTracker", "TrackerUpdate"]
+
 ALT_SHARE = 0.05  # an alternative reading is plausible at >= this share of the best one
-UNCERTAIN_BELOW = 0.6  # voted best probability below this: the tile stays uncertain
-SEEN = "seen"  # a track's place state when this frame found it
 CAMERA_STEP = 0.5  # the camera moved more than this (tile heights): the frame is not still
 NEAR_COVERED = 1.5  # a new find this close (tile heights) to a covered tile waits
-
-
-def _height(corners: np.ndarray) -> float:
-    return float(np.linalg.norm(corners[3] - corners[0]))
-
-
-def _extent(corners: np.ndarray) -> float:
-    """sqrt(width x height) of a box: shrinks whichever side a hand hides."""
-    return float(np.sqrt(np.linalg.norm(corners[1] - corners[0]) * _height(corners)))
-
-
-@dataclass
-class _Track:
-    id: int
-    corners: np.ndarray  # (4, 2) float64, in the latest frame's pixels
-    labels_n: int
-    # frame -> (class probs, detector score, flip probs or None, best class)
-    seen: dict = field(default_factory=dict)
-    code: int | None = None  # class id while the tile is in the stable table
-    probs: np.ndarray | None = None  # voted class probabilities while stable
-    committed: bool = False
-    correction: int | None = None
-    unseen_still: int = 0  # consecutive still frames without this tile
-    last_seen: int = -1
-    score: float = 0.0  # detector score when last seen: a hidden tile is no faint one
-    moves: int = 0  # times it was found moved elsewhere: its sets may have changed
-    look: object = None  # occlusion.PlaceLook: its place while it was seen on still frames
-    state: str | None = None  # what its place shows in this frame when the frame misses it
-    bare_still: int = 0  # consecutive still frames it was missing and its place was bare
-
-    def centre(self) -> np.ndarray:
-        return self.corners.mean(axis=0)
-
-    def last_code(self) -> int:
-        if self.code is not None:
-            return self.correction if self.correction is not None else self.code
-        return self.seen[self.last_seen][3]
-
-
-@dataclass
-class TrackerUpdate:
-    """What one frame changed. `stable` is None until the first stable table exists."""
-
-    stable: TileDetections | None
-    changed: bool
-    still: bool
-    frame: int
-    t: float | None = None
-    ids: list[int] = field(default_factory=list)  # track id of each stable tile
-    votes: np.ndarray | None = None  # frames (of the last `window`) each stable tile was seen
-    hidden: list[int] = field(default_factory=list)  # stable tiles not seen in this frame
-    covered: list[int] = field(default_factory=list)  # of those, under something not a tile
-    pending: list[dict] = field(default_factory=list)  # tiles whose reading is not yet held
-    changes: list[str] = field(default_factory=list)  # what changed, in words
-    motion: float | None = None  # share of the grey frame that moved
-    churn: int = 0  # tracks that came or went since the previous frame
-    still_frames: int = 0  # length of the run of still frames ending here
-    shift: tuple[float, float] = (0.0, 0.0)  # camera shift the tiles gave (still frames), px
-    refused: list[str] = field(default_factory=list)  # why the frame was not read, if it was not
-    camera: dict | None = None  # the camera's move on this frame: turn (deg), shift (px), how
-    blurred: bool = False  # far less sharp than the still frames before: not still
 
 
 class TableTracker:
     """Votes each tile's reading over recent frames; see the module notes.
 
     `rules`: the edition (referee `Rules`, default the original). `hold`: still frames a
-    change must hold for. `window`: frames a vote looks back over. `motion_max`: share of
+    change must hold for; `hold_s` (seconds of the frames' clock `t`, None: frames only):
+    a run of at least `min_hold` still frames from first to last this long holds too (a
+    camera sending 2 frames a second holds a change in 2 frames, 0.5 s, not 3; see
+    docs/decisions/time-hold.md). `window`: frames a vote looks back over. `motion_max`: share of
     the grey frame that may change in a still frame. `churn_max`: share of the tracks that
     may come or go in a still frame (one always may). `gone_after`: still frames a
     committed tile must be missing before it counts as gone; `leave_after`: still frames a
@@ -149,13 +90,20 @@ class TableTracker:
 
     def __init__(self, rules=None, hold: int = 3, window: int = 8, *,
                  motion_max: float = 0.01, churn_max: float = 0.1,
-                 leave_after: int | None = None, gone_after: int | None = None) -> None:
+                 leave_after: int | None = None, gone_after: int | None = None,
+                 hold_s: float | None = None, min_hold: int = 2) -> None:
         from referee import DEFAULT_RULES
 
         if hold < 1 or window < hold:
             raise ValueError(f"need 1 <= hold <= window, not hold={hold}, window={window}")
+        if not 1 <= min_hold <= hold:
+            raise ValueError(f"need 1 <= min_hold <= hold, not min_hold={min_hold}")
+        if hold_s is not None and not hold_s >= 0:
+            raise ValueError(f"hold_s is seconds, at least 0, not {hold_s!r}")
         self.rules = rules or DEFAULT_RULES
         self.hold = int(hold)
+        self.hold_s = None if hold_s is None else float(hold_s)
+        self.min_hold = int(min_hold)
         self.window = int(window)
         self.motion_max = float(motion_max)
         self.churn_max = float(churn_max)
@@ -170,10 +118,11 @@ class TableTracker:
     # -- public ----------------------------------------------------------------------------
     def reset(self) -> None:
         """Forget everything: a new game, or the camera was moved to another table."""
-        self._tracks: dict[int, _Track] = {}
+        self._tracks: dict[int, Track] = {}
         self._next_id = 0
         self._frame = -1
-        self._frames: deque[tuple[int, bool]] = deque(maxlen=self.window)
+        # (frame, still, its time t or None) of the last `window` frames
+        self._frames: deque[tuple[int, bool, float | None]] = deque(maxlen=self.window)
         self._scene = SceneMeasure(self.motion_max, self.window)
         self._frame_size: tuple[int, int] | None = None  # (width, height) of the frames
         self._evidence = False  # whether this frame's picture tells what hidden places show
@@ -250,7 +199,8 @@ class TableTracker:
         if frame_size is not None:
             self._frame_size = (int(frame_size[0]), int(frame_size[1]))
         scene = self._scene.measure(gray_small)
-        camera = self._camera_move(scene.move, gray_small, frame_size)
+        camera = T.camera_move(self._tracks.values(), scene.move, gray_small, frame_size,
+                               self._size)
         motion, blurred = scene.motion, scene.blurred
         # The view swung (its frames may be blurred), or a blurred frame misses tiles:
         # nothing is decided on such a frame.
@@ -258,15 +208,17 @@ class TableTracker:
                  or (camera is not None and camera["step"] > CAMERA_STEP))
         # While a hand moves over the table its finds (and the tiles it hides) would pull
         # the alignment off: the camera is followed on the frames that do not move.
-        shift = (0.0, 0.0) if moved else self._align(detections)
-        seen_now = self._match(detections, frame, moved)
+        shift = (0.0, 0.0) if moved else T.align(list(self._tracks.values()), detections,
+                                                        frame - self.window, self._size)
+        seen_now, self._next_id = T.match(self._tracks, detections, frame, moved,
+                                           self._next_id)
         churn = len(seen_now ^ self._prev_seen)
         union = len(seen_now | self._prev_seen)
         still = (not moved) and churn <= max(1, int(self.churn_max * union))
         if frame == 0:
             still = True
         self._prev_seen = seen_now
-        self._frames.append((frame, still))
+        self._frames.append((frame, still, None if t is None else float(t)))
         if still:
             self._scene.still(scene)
 
@@ -278,11 +230,12 @@ class TableTracker:
                 tr.unseen_still += 1
         self._evidence = self._places(gray_small, frame, still)
         changes: list[str] = []
-        if len(run) >= self.hold:
+        held = self._held(run)
+        if held:
             changes = self._decide(run)
         self._prune(frame)
 
-        if self._stable is not None or len(run) >= self.hold:
+        if self._stable is not None or held:
             # Rebuilt every frame: the tiles' corners follow the camera.
             self._stable = self._build_stable()
             key = self._key()
@@ -298,144 +251,72 @@ class TableTracker:
         return update
 
     # -- steps -----------------------------------------------------------------------------
-    def _camera_move(self, move, picture: np.ndarray | None, frame_size) -> dict | None:
-        """Carry every track by the camera's `move` since the previous picture (found on
-        the small `picture`); what it was."""
-        if move is None or frame_size is None or move.is_none(np.shape(picture)):
-            return None
-        h, w = np.shape(picture)[:2]
-        m = move.scaled(frame_size[0] / w, frame_size[1] / h)
-        for tr in self._tracks.values():
-            tr.corners = tr.corners @ m[:, :2].T + m[:, 2]
-        step = largest_step(m, (frame_size[1], frame_size[0])) / max(self._size, 1e-9)
-        return {"turn_deg": round(move.turn_deg, 2), "shift": [round(float(m[0, 2]), 1),
-                round(float(m[1, 2]), 1)], "step": round(step, 2), "how": move.method}
-
-    def _align(self, det: TileDetections) -> tuple[float, float]:
-        """Move every track by the camera's motion since the tracks were last placed."""
-        import cv2
-
-        recent = [tr for tr in self._tracks.values() if tr.last_seen >= self._frame - self.window]
-        if len(recent) < 3 or len(det) < 3:
-            return (0.0, 0.0)
-        src_c = np.array([tr.centre() for tr in recent])
-        codes = np.array([tr.last_code() for tr in recent])
-        dst_c = det.centers.astype(np.float64)
-        d = np.linalg.norm(src_c[:, None] - dst_c[None], axis=2) / self._size
-        ok = (codes[:, None] == det.class_ids[None, :]) & (d < ALIGN_RADIUS)
-        ii, jj = np.nonzero(ok)
-        if len(ii) < 3:
-            return (0.0, 0.0)
-        m, inliers = cv2.estimateAffinePartial2D(
-            src_c[ii].astype(np.float32), dst_c[jj].astype(np.float32), method=cv2.RANSAC,
-            ransacReprojThreshold=ALIGN_INLIER * self._size)
-        if m is None or inliers is None or int(inliers.sum()) < 3:
-            return (0.0, 0.0)
-        scale = float(np.sqrt(abs(np.linalg.det(m[:, :2]))))
-        if not 0.8 < scale < 1.25:
-            return (0.0, 0.0)  # not a shake: leave the tracks where they were
-        for tr in self._tracks.values():
-            tr.corners = tr.corners @ m[:, :2].T + m[:, 2]
-        return (float(m[0, 2]), float(m[1, 2]))
-
-    def _match(self, det: TileDetections, frame: int, moved: bool) -> set[int]:
-        tracks = list(self._tracks.values())
-        used_t: set[int] = set()
-        used_d: set[int] = set()
-        pairs = []
-        if tracks and len(det):
-            tc = np.array([tr.centre() for tr in tracks])
-            dist = np.linalg.norm(tc[:, None] - det.centers[None].astype(np.float64), axis=2)
-            # In each pair's own tile heights: in an oblique view far tiles look small, and
-            # their neighbours lie fewer pixels away than near tiles' do.
-            th = np.array([_height(tr.corners) for tr in tracks])
-            dh = np.linalg.norm(det.corners[:, 3] - det.corners[:, 0], axis=1).astype(np.float64)
-            dist = dist / np.maximum((th[:, None] + dh[None, :]) / 2, 1e-9)
-            pairs = list(_nearest_first(dist < MATCH_RADIUS, dist, used_t, used_d))
-        seen = set()
-        for ti, di in pairs:
-            tr = tracks[ti]
-            # While a hand moves over the table, a find on the hand next to a tile would
-            # drag the tile's place along frame by frame: tiles on the table stay put.
-            self._observe(tr, det, di, frame, place=not (moved and tr.code is not None))
-            seen.add(tr.id)
-        for di in range(len(det)):
-            if di in used_d:
-                continue
-            tr = _Track(self._next_id, det.corners[di].astype(np.float64), len(self._labels))
-            self._next_id += 1
-            self._tracks[tr.id] = tr
-            self._observe(tr, det, di, frame)
-            seen.add(tr.id)
-        return seen
-
-    @staticmethod
-    def _observe(tr: _Track, det: TileDetections, di: int, frame: int, place: bool = True
-                 ) -> None:
-        corners = det.corners[di].astype(np.float64)
-        # A box much smaller or larger than the tile's is a tile half hidden (by a hand
-        # resting on the table) or boxed together with something: it does not move the
-        # tile, and what it reads (half a number) is no vote on the tile's reading.
-        partial = tr.code is not None and not 0.8 < _extent(corners) / max(
-            _extent(tr.corners), 1e-9) < 1.25
-        if partial:
-            place = False
-        if place:
-            tr.corners = corners
-        flip = None if det.flip_probs is None else det.flip_probs[di].astype(np.float64)
-        probs = det.class_probs[di].astype(np.float64)
-        tr.score = float(det.detector_scores[di])
-        tr.seen[frame] = (probs, float(det.detector_scores[di]), flip, int(np.argmax(probs)),
-                          partial)
-        tr.last_seen = frame
+    def _held(self, run: list[int]) -> bool:
+        """Whether a change may be decided on the still `run`: `hold` frames long, or at
+        least `min_hold` frames spanning `hold_s` seconds of the frames' clock (a hand
+        passing over the table between two frames of a slow camera breaks the run: the
+        frame it moved in is not still)."""
+        if len(run) >= self.hold:
+            return True
+        if self.hold_s is None or len(run) < self.min_hold:
+            return False
+        times = {f: t for f, _still, t in self._frames}
+        first, last = times.get(run[0]), times.get(run[-1])
+        return first is not None and last is not None and last - first >= self.hold_s
 
     def _still_run(self) -> list[int]:
         run = []
-        for f, still in reversed(self._frames):
+        for f, still, _t in reversed(self._frames):
             if not still:
                 break
             run.append(f)
         return run[::-1]
 
-    def _vote(self, tr: _Track, frames) -> tuple[np.ndarray | None, int, Counter]:
-        """(mean class probabilities over the frames it was seen whole in, frames seen,
-        how often each class was such a frame's best reading)."""
-        seen = [f for f in frames if f in tr.seen]
-        whole = [tr.seen[f] for f in seen if not tr.seen[f][4]]
-        if not whole:
-            return None, len(seen), Counter()
-        best = Counter(o[3] for o in whole)
-        return np.mean([o[0] for o in whole], axis=0), len(seen), best
-
     def _decide(self, run: list[int]) -> list[str]:
         labels = self._labels
         changes: list[str] = []
         n_run = len(run)
-        added: list[_Track] = []
-        reread: list[_Track] = []
+        added: list[Track] = []
+        joined: dict[int, list[int]] = {}  # a tile laid now -> the still frames it was seen in
+        by_time: list[tuple] = []  # finds held by time alone, in fewer than `hold` frames
+
+        def join(tr: Track, mean: np.ndarray, since: list[int]) -> None:
+            tr.code = int(np.argmax(mean))
+            tr.probs = mean
+            added.append(tr)
+            joined[tr.id] = since
+        reread: list[Track] = []
         held = Counter(self._code(tr) for tr in self._tracks.values() if tr.code is not None)
-        still_window = [f for f, still in self._frames if still]
+        still_window = [f for f, still, _t in self._frames if still]
         # Something not a tile lies over these places (a hand resting): a find next to
         # them is likely on it, and waits until it has gone.
         covered = np.array([tr.centre() for tr in self._tracks.values()
                             if tr.code is not None and tr.state == COVERED]).reshape(-1, 2)
         for tr in list(self._tracks.values()):
-            mean, k, best = self._vote(tr, run)
+            mean, k, best = vote(tr, run)
             missing = n_run - k
             if tr.code is None and self._near(covered, tr):
                 continue
             if tr.code is None:
-                # Seen in every frame of the still run: a find that comes and goes while
-                # nothing moves (a box doubled on one tile, a knot in the wood) is no tile.
-                if k >= self.hold and k == n_run:
-                    tr.code = int(np.argmax(mean))
-                    tr.probs = mean
-                    added.append(tr)
+                # Seen in every still frame since it was first found, over a run that held:
+                # a find that comes and goes while nothing moves (a box doubled on one
+                # tile, a knot in the wood) is no tile. Counted from its first sighting: a
+                # tile moved between two frames of a slow camera may leave the run still
+                # (one tile is little of the picture), and must not wait for `window`;
+                # but a find that came while nothing moved holds `hold` frames, not a time.
+                first = next((f for f in run if f in tr.seen), None)
+                since = [] if first is None else [f for f in run if f >= first]
+                if not (since and k == len(since) and self._held(since)):
+                    continue
+                if len(since) >= self.hold:
+                    join(tr, mean, since)
+                elif first == run[0]:
+                    by_time.append((tr, mean, since, len(best) == 1))
                 continue
             # A reading is voted over every still frame of the window, not only this run:
             # the camera's view of a tile it is torn about differs a little after each
             # shake, and a verdict should not flip with it.
-            mean, _k, best = self._vote(tr, still_window)
+            mean, _k, best = vote(tr, still_window)
             if mean is not None:
                 tr.probs = mean
                 top = int(np.argmax(mean))
@@ -448,7 +329,7 @@ class TableTracker:
                         and not len(covered)
                         and best[top] >= 2 * best[tr.code] and mean[top] >= 2 * mean[tr.code]
                         and held[top] < self._limit(labels[top])
-                        and self._latest_best(tr, still_window) == top):
+                        and T.latest_best(tr, still_window, self.hold) == top):
                     held[tr.code] -= 1
                     held[top] += 1
                     changes.append(f"tile {tr.id} re-read {labels[tr.code]} -> {labels[top]}")
@@ -473,19 +354,26 @@ class TableTracker:
                 changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) gone for "
                                f"{tr.unseen_still} still frames")
                 self._leave(tr)
-        # A table tile no frame of the run shows, whose reading now lies elsewhere, was
-        # moved (by the turn, or its box shifted while a hand half hid it): the new find
-        # is that tile, which keeps its id, commitment and correction.
+        # Finds held by time in fewer than `hold` frames join only when every one of them
+        # read alike in each frame (two frames torn between J and B10 wait for a third), and
+        # then all together: a change of the table is one change, not one now and the rest
+        # a frame later.
+        if by_time and all(agree for *_, agree in by_time):
+            for tr, mean, since, _agree in by_time:
+                join(tr, mean, since)
+        # A table tile no frame has shown since a new find of its reading appeared
+        # elsewhere was moved there (by the turn, or its box shifted while a hand half hid
+        # it): the new find is that tile, which keeps its id, commitment and correction.
         for tr in list(added):
             code = tr.code
             moved = [old for old in self._tracks.values()
                      if old.code is not None and old is not tr and old not in added
                      and code in (old.code, self._code(old))
-                     and not any(f in old.seen for f in run)]
+                     and not any(f in old.seen for f in joined[tr.id])]
             if not moved:
                 continue
             old = min(moved, key=lambda o: float(np.linalg.norm(o.centre() - tr.centre())))
-            step = float(np.linalg.norm(old.centre() - tr.centre())) / max(_height(tr.corners),
+            step = float(np.linalg.norm(old.centre() - tr.centre())) / max(height(tr.corners),
                                                                            1e-9)
             if step >= 1.0:  # less is the same place, found again: no set changed
                 old.moves += 1
@@ -545,12 +433,12 @@ class TableTracker:
                 tr.bare_still = 0
         return True
 
-    def _near(self, places: np.ndarray, tr: _Track) -> bool:
+    def _near(self, places: np.ndarray, tr: Track) -> bool:
         """Whether `tr` lies within NEAR_COVERED tile heights of one of `places`."""
         return bool(len(places)) and float(np.min(np.linalg.norm(
             places - tr.centre(), axis=1))) < NEAR_COVERED * self._size
 
-    def _out_of_view(self, tr: _Track) -> bool:
+    def _out_of_view(self, tr: Track) -> bool:
         """Whether the frame's edge cuts the tile's place (its corners, carried by the
         camera's moves): the camera turned away from it, the tile is no less there."""
         if self._frame_size is None:
@@ -559,20 +447,12 @@ class TableTracker:
         q = tr.corners
         return bool((q.min(axis=0) < 0).any() or q[:, 0].max() > w - 1 or q[:, 1].max() > h - 1)
 
-    def _latest_best(self, tr: _Track, frames: list[int]) -> int | None:
-        """The frames' best reading when the latest `hold` frames that saw the tile agree."""
-        latest = [tr.seen[f][3] for f in frames
-                  if f in tr.seen and not tr.seen[f][4]][-self.hold:]
-        if len(latest) < self.hold or len(set(latest)) != 1:
-            return None
-        return latest[0]
-
-    def _leave(self, tr: _Track) -> None:
+    def _leave(self, tr: Track) -> None:
         tr.code = None
         tr.probs = None
         tr.committed = False
 
-    def _code(self, tr: _Track) -> int:
+    def _code(self, tr: Track) -> int:
         return tr.correction if tr.correction is not None else tr.code
 
     def _limit(self, code: str) -> int:
@@ -582,13 +462,13 @@ class TableTracker:
             return 0  # a colour this edition does not print
         return int(self.rules.copies)
 
-    def _enforce_copies(self, added: list[_Track], reread: list[_Track]) -> list[str]:
+    def _enforce_copies(self, added: list[Track], reread: list[Track]) -> list[str]:
         """Never more copies than the edition has: the copy that came last (laid or re-read
         just now) yields first, then the least sure one."""
         labels = self._labels
         stable = [tr for tr in self._tracks.values() if tr.code is not None]
 
-        def strength(tr: _Track) -> tuple:
+        def strength(tr: Track) -> tuple:
             p = tr.probs[tr.code] if tr.probs is not None else 0.0
             return (tr.correction is not None, tr.committed, tr not in added,
                     tr not in reread, float(p))
@@ -633,7 +513,7 @@ class TableTracker:
             for f in [f for f in tr.seen if f <= cutoff]:
                 del tr.seen[f]
 
-    def _stable_tracks(self) -> list[_Track]:
+    def _stable_tracks(self) -> list[Track]:
         return sorted((tr for tr in self._tracks.values() if tr.code is not None),
                       key=lambda tr: tr.id)
 
@@ -641,46 +521,18 @@ class TableTracker:
         return tuple((tr.id, self._code(tr), tr.moves) for tr in self._stable_tracks())
 
     def _build_stable(self) -> TileDetections:
-        tracks = self._stable_tracks()
-        labels = self._labels
-        if not tracks:
-            return TileDetections.empty(labels)
-        n_cls = len(labels)
-        probs = np.zeros((len(tracks), n_cls), np.float32)
-        ids = np.zeros(len(tracks), np.int64)
-        scores = np.zeros(len(tracks), np.float32)
-        uncertain = np.zeros(len(tracks), bool)
-        flips = []
-        for i, tr in enumerate(tracks):
-            code = self._code(tr)
-            if tr.correction is not None:
-                p = np.zeros(n_cls)
-                p[code] = 1.0
-            else:
-                p = tr.probs if tr.probs is not None else np.eye(n_cls)[code]
-            probs[i] = p
-            ids[i] = code
-            obs = list(tr.seen.values())
-            scores[i] = float(np.mean([o[1] for o in obs])) if obs else tr.score
-            uncertain[i] = tr.correction is None and float(p[code]) < UNCERTAIN_BELOW
-            fl = [o[2] for o in obs if o[2] is not None]
-            flips.append(np.mean(fl, axis=0) if fl else None)
-        flip_probs = None
-        if all(f is not None for f in flips):
-            flip_probs = np.array(flips, np.float32)
-        corners = np.array([tr.corners for tr in tracks], np.float32)
-        return TileDetections(corners, scores, probs, ids, labels, uncertain, flip_probs)
+        return table_of(self._stable_tracks(), self._labels)
 
     def _update(self, frame, t, still, changed, changes, motion, churn, run_n, shift):
         tracks = self._stable_tracks()
-        window = [f for f, _ in self._frames]
+        window = [f for f, _still, _t in self._frames]
         votes = np.array([sum(f in tr.seen for f in window) for tr in tracks], np.int64)
         hidden = [i for i, tr in enumerate(tracks) if tr.last_seen != frame]
         covered = [i for i in hidden if tracks[i].state == COVERED]
         pending = []
         for tr in self._tracks.values():
             if tr.code is None and tr.last_seen == frame:
-                mean, k, _ = self._vote(tr, window)
+                mean, k, _ = vote(tr, window)
                 pending.append({"track": tr.id, "code": self._labels[int(np.argmax(mean))],
                                 "frames": k, "corners": tr.corners.round(1).tolist()})
         return TrackerUpdate(self._stable, changed, still, frame, t, [tr.id for tr in tracks],

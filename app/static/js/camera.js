@@ -1,5 +1,6 @@
-// Live mode: the rear camera through getUserMedia, a few JPEG frames a second to the server
-// over a WebSocket (POST /frames when the socket is not up). Photo mode everywhere else.
+// Live mode: the rear camera through getUserMedia, JPEG frames to the server over a
+// WebSocket (POST /frames when the socket is not up): 2 a second while the view is still,
+// a burst once it moved and settled (send_rule.js). Photo mode everywhere else.
 // A game reads one camera at a time: each start of the camera has its own name, and when
 // another phone's camera takes the game over the server says so; this camera then stops.
 
@@ -13,11 +14,13 @@ export function cameraSupport(forcePhoto) {
   return { live: true, why: "camera.why_live" };
 }
 
+import { SendRule, WATCH_MS, greyPicture, pictureDifference } from "./send_rule.js";
+
 export class LiveCamera {
-  constructor(api, video, { fps = 3, maxSide = 1024, onReading, onGame, onChanged, onStatus, onTaken } = {}) {
+  constructor(api, video, { sendRule, maxSide = 1024, onReading, onGame, onChanged, onStatus, onTaken } = {}) {
     this.api = api;
     this.video = video;
-    this.fps = fps;
+    this.rule = sendRule || new SendRule();
     this.maxSide = maxSide;
     this.onReading = onReading || (() => {});
     this.onGame = onGame || (() => {});
@@ -33,6 +36,9 @@ export class LiveCamera {
     this.posting = false;
     this.sent = 0;
     this.canvas = document.createElement("canvas");
+    this.lookCanvas = document.createElement("canvas");
+    this.lastLook = null;
+    this.lastDiff = 0; // the latest look's difference from the one before (tests read it)
   }
 
   async start() {
@@ -51,7 +57,7 @@ export class LiveCamera {
     this.video.playsInline = true;
     await this.video.play().catch(() => {});
     this.connect();
-    this.timer = setInterval(() => this.tick(), Math.round(1000 / this.fps));
+    this.timer = setInterval(() => this.look(), WATCH_MS);
   }
 
   connect() {
@@ -94,6 +100,17 @@ export class LiveCamera {
     if (this.canvas.height !== h) this.canvas.height = h;
     this.canvas.getContext("2d").drawImage(v, 0, 0, w, h);
     return new Promise((resolve) => this.canvas.toBlob(resolve, "image/jpeg", 0.85));
+  }
+
+  // Ten times a second: has the view moved since the last look? The rule says when to send.
+  look() {
+    if (document.hidden) return;
+    const v = this.video;
+    if (!v.videoWidth || !v.videoHeight) return;
+    const picture = greyPicture(v, this.lookCanvas);
+    this.lastDiff = pictureDifference(picture, this.lastLook);
+    this.lastLook = picture;
+    if (this.rule.look(performance.now(), this.lastDiff)) this.tick();
   }
 
   async tick() {

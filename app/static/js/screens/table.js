@@ -284,7 +284,6 @@ async function startCamera() {
     if (!state.mode || !state.mode.live) return; // the mode changed meanwhile
   }
   const cam = new LiveCamera(api, $("#video"), {
-    fps: 3,
     onReading: (reading, still) => {
       // `reading` is the server's latest stable table; `still` says whether this frame's
       // scene held still (hands over the table move, tiles don't).
