@@ -123,7 +123,8 @@ class GameFrames:
     # tiles and their centres then. The camera may move after it (a bumped phone): the live
     # messages show its tiles where the tracker sees them now, and a tap on one corrects it.
     live: dict | None = None
-    hidden_now: tuple = (None, [])  # (photo id, its tiles the latest frame did not show)
+    # (photo id, reading id, its tiles the latest frame did not show)
+    hidden_now: tuple = (None, None, [])
     seen: tuple | None = None  # the game as last seen here (`FrameHub._marks`)
 
 
@@ -153,6 +154,7 @@ class FrameHub:
         self.kept: dict[str, dict] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         service.listeners.append(self._on_game_change)
+        service.hidden_of = self.hidden  # a turn's end asks which tiles the camera misses
 
     def _frames(self, game_id: str) -> GameFrames:
         gf = self.games.get(game_id)
@@ -402,7 +404,8 @@ class FrameHub:
                 if gf.latest[0] == version:
                     gf.latest = (version, reading)
         reading, hidden = self._realigned(gf, reading, update)
-        gf.hidden_now = (reading.get("photo_id") if reading else None, hidden)
+        gf.hidden_now = ((reading.get("photo_id"), reading.get("reading_id"), hidden) if reading
+                         else (None, None, []))
         return {
             "type": "reading",
             "reading": reading,
@@ -559,14 +562,19 @@ class FrameHub:
         place = gf.tracker.place_of(live["ids"][k])
         return point_xy if place is None else place
 
-    def hidden(self, game_id: str, photo_id: str | None) -> list[int]:
-        """The tiles of the reading of `photo_id` (this camera's latest) that the latest
-        frame did not show (under a hand, out of the view): for `judge_turn(hidden=...)`,
-        so a turn judged meanwhile asks for a check instead of trusting them blindly."""
+    def hidden(self, game_id: str, photo_id: str | None, reading_id: int | None = None
+               ) -> list[int]:
+        """The tiles of the reading of `photo_id` (this camera's latest; `reading_id`, when
+        given, must be it too) that the latest frame did not show (under a hand, out of the
+        view): for `judge_turn(hidden=...)`, so a turn judged meanwhile asks for a check
+        instead of trusting them blindly (`GameService.end_turn` asks)."""
         gf = self.games.get(game_id)
-        if gf is None or photo_id is None or gf.hidden_now[0] != photo_id:
+        if gf is None or photo_id is None:
             return []
-        return list(gf.hidden_now[1])
+        seen_photo, seen_reading, hidden = gf.hidden_now
+        if seen_photo != photo_id or reading_id not in (None, seen_reading):
+            return []
+        return list(hidden)
 
     def stats(self, game_id: str) -> dict:
         """The game's frame counts since this server started (kept when its tracker is

@@ -374,6 +374,9 @@ class GameService:
         # Called with (game_id, what) after a change: the frame hub resets or commits its
         # tracker and live sockets push the game.
         self.listeners: list = []
+        # (game_id, photo_id, reading_id) -> the reading's tiles the live camera does not
+        # see now (under a hand): the frame hub answers; without a camera, none.
+        self.hidden_of = lambda _game, _photo, _reading: []
 
     @contextmanager
     def lock(self, game_id: str, *, wait: bool = True) -> Iterator[None]:
@@ -799,7 +802,12 @@ class GameService:
             after = detections_from_bytes(after_row.detections) if after_row else empty
             player = turn["player"]
             first_meld = player not in state["melded"]
-            judged = judge_turn(before, after, rules=rules, first_meld=first_meld)
+            # Tiles under a hand as the turn ends still lie where the camera last saw them:
+            # counted there, and named for a look (`check`).
+            hidden = self.hidden_of(game_id, after_row.photo_id, after_row.id) if after_row \
+                else []
+            judged = judge_turn(before, after, rules=rules, first_meld=first_meld,
+                                hidden=hidden)
             v = judged.verdict
             pool = int(state["round"]["pool"])
             played_ids = list(judged.played)
@@ -880,6 +888,8 @@ class GameService:
                 "time_used_s": round(float(time_used), 3),
                 "suggestion": judged.after.suggestion,
                 "warnings": list(judged.warnings),
+                "check": list(judged.check),
+                "hidden": [after_codes[i] for i in sorted(set(hidden)) if 0 <= i < len(after)],
                 "before_reading": before_row.id if before_row else None,
                 "after_reading": after_row.id if after_row else None,
                 "before_photo_id": before_row.photo_id if before_row else None,
