@@ -35,6 +35,7 @@ import numpy as np
 from app.server.games import ELSEWHERE, GameError, GameService
 from app.server.limits import DecodeBudget, ServerBusy, TooMuchToDecode
 from app.server.messages import Message, say, unfit_message
+from app.server.reconnect import same_view, stored_table
 from app.server.still import same_table, still_picture, still_pushes
 from app.server.uploads import check_photo, decode_bytes, sniff_type
 from vision.recognition import quality
@@ -126,6 +127,9 @@ class GameFrames:
     # (photo id, reading id, its tiles the latest frame did not show)
     hidden_now: tuple = (None, None, [])
     seen: tuple | None = None  # the game as last seen here (`FrameHub._marks`)
+    # The tracker is new and has seen no frame: the first one may start it from the
+    # table stored last (`app.server.reconnect`), once.
+    seed_due: bool = True
 
 
 class FrameHub:
@@ -355,6 +359,9 @@ class FrameHub:
                 with gf.slot_lock:
                     gf.dropped += 1
                 return None
+            if gf.seed_due:
+                gf.seed_due = False
+                self._seed(gf, detections, photo)
             if still and gf.still_run > still_pushes(gf.tracker) and gf.last_update:
                 # The tracker has seen this table in every frame it votes over: one more
                 # of the same changes nothing it says, so it is not asked (a still table
@@ -417,6 +424,33 @@ class FrameHub:
                       "read_ms": round(gf.last_read_ms, 1), "dropped": gf.dropped,
                       "still": still},
         }
+
+    def _seed(self, gf: GameFrames, detections, photo: Photo) -> None:
+        """Under `gf.lock`, before a new tracker takes its first frame: a camera coming
+        back (its phone reconnected here from a process that died) starts from the table
+        stored last, when this frame shows that very view (`app.server.reconnect`)."""
+        stored = stored_table(self.service, gf.game_id, self.reader, GRAY_WIDTH)
+        if stored is None:
+            return
+        size = (int(photo.width), int(photo.height))
+        if ((stored.reading.get("width"), stored.reading.get("height")) != size
+                or not same_view(stored.detections, detections)):
+            return
+        ids = gf.tracker.seed(stored.detections, stored.committed, picture=stored.picture,
+                              frame_size=size)
+        # Its view is the stored reading's: the corrections made in it apply by pixel, and
+        # the live messages draw that reading's tiles where this camera sees them.
+        gf.view = stored.reading["view"]
+        gf.live = {"photo_id": stored.reading.get("photo_id"), "ids": ids,
+                   "centres": stored.detections.centers.astype(float).tolist(),
+                   "corners": stored.detections.corners.astype(float)}
+        for c in stored.corrections:
+            try:
+                gf.tracker.correct((c["x"], c["y"]), c["code"])
+            except ValueError:
+                pass  # no tile there any more: the stored correction still applies
+        log.info("game %s: the camera's tracker starts from reading %s (%d tiles)",
+                 gf.game_id, stored.reading["reading_id"], len(ids))
 
     @staticmethod
     def _realigned(gf: GameFrames, reading: dict | None, update) -> tuple[dict | None, list]:
