@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.server.games import ELSEWHERE, GameError, GameService
+from app.server.games import ELSEWHERE, READ_ELSEWHERE, GameError, GameService
 from app.server.limits import DecodeBudget, ServerBusy, TooMuchToDecode
 from app.server.messages import Message, say, unfit_message
 from app.server.reconnect import same_view, stored_table
@@ -523,6 +523,9 @@ class FrameHub:
         gf = self.games.get(game_id)
         if gf is None:
             return
+        if what.startswith(READ_ELSEWHERE):
+            self._read_elsewhere(gf, what.removeprefix(READ_ELSEWHERE))
+            return
         if what == ELSEWHERE:
             what = self._changed_elsewhere(gf)
         elif what != "reading":
@@ -542,6 +545,23 @@ class FrameHub:
             message = {"type": "game-changed", "what": what}
             for queue in list(gf.subscribers):
                 self.loop.call_soon_threadsafe(offer, queue, message)
+
+    def _read_elsewhere(self, gf: GameFrames, reading_id: str) -> None:
+        """From the listener's thread: another process stored a reading of the game (its
+        camera streams there). Live sockets here get it as that process's own get it, as
+        such: a turn judged at once after it may set the table again before they read the
+        game (the `game` message that follows shows the table as it is by then)."""
+        if self.loop is None or not gf.subscribers or not reading_id.isdigit():
+            return
+        reading = self.service.reading_out(gf.game_id, int(reading_id))
+        if reading is None:
+            return
+        # No frame of this process's: the reading is the news (`seq` None, as another
+        # socket's frame is told to the watchers).
+        message = {"type": "reading", "reading": reading, "hidden": [], "stable": True,
+                   "changed": True, "frame": {"seq": None, "elsewhere": True}}
+        for queue in list(gf.subscribers):
+            self.loop.call_soon_threadsafe(offer, queue, message)
 
     def _marks(self, game_id: str) -> tuple | None:
         """What tells the tracker's events apart: round, turns judged, phase, whether the

@@ -96,6 +96,8 @@ class Busy(Conflict):
 
 
 ELSEWHERE = "elsewhere"  # what a change made by another server process is called
+# ... and a reading stored by another process: "read-elsewhere:<reading id>"
+READ_ELSEWHERE = "read-elsewhere:"
 
 
 def _in_round(rnd: dict, number: int) -> int:
@@ -398,8 +400,11 @@ class GameService:
                                "changed here")
                 yield
 
-    def heard(self, game_id: str) -> None:
-        """Another server process changed the game (`Storage.listen`)."""
+    def heard(self, game_id: str, about: str | None = None) -> None:
+        """Another server process changed the game (`Storage.listen`); `about` =
+        "reading:<id>" when it stored a reading: told first, as such."""
+        if about and about.startswith("reading:"):
+            self._notify(game_id, READ_ELSEWHERE + about.removeprefix("reading:"))
         self._notify(game_id, ELSEWHERE)
 
     def _notify(self, game_id: str, what: str) -> None:
@@ -1012,7 +1017,7 @@ class GameService:
                                                       detections_to_bytes(detections),
                                                       photo_id, db)
                 row.state["latest_reading"] = reading_id
-                self.storage.save_state(game_id, row.state, db)
+                self.storage.save_state(game_id, row.state, db, about=f"reading:{reading_id}")
             out = self._reading_out(self.storage.reading(game_id, reading_id))
         self._notify(game_id, "reading")
         return out
@@ -1037,6 +1042,10 @@ class GameService:
         except PhotoError as error:
             raise GameError(photo_message(str(error)), 400) from None
         return detections
+
+    def reading_out(self, game_id: str, reading_id: int) -> dict | None:
+        """A stored reading by its id, as the live messages carry it (None: no such)."""
+        return self._reading_out(self.storage.reading(game_id, reading_id))
 
     def latest_reading(self, game_id: str) -> dict:
         row = self.row(game_id)
