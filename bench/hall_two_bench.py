@@ -223,11 +223,17 @@ def main(argv: list[str] | None = None) -> int:
     judged = {(g, v["turn"]) for g, turns in histories.items() for v in turns}
     # A reading the watcher never saw: was it the table for less than the watcher needs to
     # read it, a turn judged at once after it (which set the table back, or on)?
+    def next_turn_after(t: Table, r: int) -> float:
+        """Seconds from storing reading `r` to the next turn judged (its table set)."""
+        return round(min((v["at"] - t.stored_wall[r] for v in histories[t.game["id"]]
+                          if v["at"] >= t.stored_wall[r]), default=float("inf")), 3)
+
     missed = [(t, r) for t in tables for r in t.stored if r not in t.seen]
-    gaps_after = [round(min((v["at"] - t.stored_wall[r] for v in histories[t.game["id"]]
-                             if v["at"] >= t.stored_wall[r]), default=float("inf")), 3)
-                  for t, r in missed]  # from storing it to the next turn judged
+    gaps_after = [next_turn_after(t, r) for t, r in missed]
     superseded = sum(1 for g in gaps_after if g <= SUPERSEDED_S)
+    # Every stored reading a turn set the table again right after: the race itself, seen
+    # or not (before readings were told by id, these were the ones the watcher missed).
+    raced = sum(1 for t in tables for r in t.stored if next_turn_after(t, r) <= SUPERSEDED_S)
     lost = [a for a in acknowledged if a not in judged]
     p = (lambda q: round(float(np.percentile(delays, q)), 3)) if delays else (lambda q: None)
     result = {
@@ -236,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         "seen_delay_p50_s": p(50), "seen_delay_p95_s": p(95),
         "not_seen": len(missed), "not_seen_next_turn_judged_after_s": gaps_after,
         "not_seen_a_turn_judged_within": superseded,
+        "stored_with_a_turn_judged_within": raced,
         "turns_judged": len(judged), "timed_out": timed_out,
         "ended_by_hand": answers.get(200, 0), "hand_ends_refused_409": answers.get(409, 0),
         "answers": answers, "duplicate_turns": duplicates, "gaps": gaps,
@@ -247,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(delays)} (delay p50 {result['seen_delay_p50_s']} s, "
           f"p95 {result['seen_delay_p95_s']} s); not seen {len(missed)}, a turn judged "
           f"that many seconds after each: {gaps_after} (the table set again before the "
-          f"watcher read it)")
+          f"watcher read it); of all stored, {raced} had a turn judged within "
+          f"{SUPERSEDED_S:g} s after")
     print(f"  turns judged {len(judged)} ({timed_out} timed out, {answers.get(200, 0)} by "
           f"hand, {answers.get(409, 0)} hand ends refused 409); duplicates {duplicates}, "
           f"gaps {gaps}, acknowledged but missing {len(lost)}, answers {answers}, failed "
