@@ -130,15 +130,22 @@ async def referee(bases: list[str], tables: list[Table], seconds: float, began: 
             table = rng.choice(tables)
             h = {"X-Token": table.game["token"]}
             read_on, end_on = rng.sample(bases, 2) if rng.random() < 0.5 else [bases[0]] * 2
-            view = (await http.get(f"{read_on}/api/games/{table.game['id']}",
-                                   headers=h)).json()
-            turn = (view.get("round") or {}).get("turn")
-            if turn:
-                answer = await http.post(f"{end_on}/api/games/{table.game['id']}/turn/end",
-                                         headers=h, json={"turn_id": turn["id"]})
-                answers[answer.status_code] = answers.get(answer.status_code, 0) + 1
-                if answer.status_code == 200:
-                    acknowledged.append((table.game["id"], answer.json()["turn"]))
+            try:
+                view = (await http.get(f"{read_on}/api/games/{table.game['id']}",
+                                       headers=h)).json()
+                turn = (view.get("round") or {}).get("turn")
+                if turn:
+                    answer = await http.post(
+                        f"{end_on}/api/games/{table.game['id']}/turn/end", headers=h,
+                        json={"turn_id": turn["id"]})
+                    answers[answer.status_code] = answers.get(answer.status_code, 0) + 1
+                    if answer.status_code == 200:
+                        acknowledged.append((table.game["id"], answer.json()["turn"]))
+            except httpx.TransportError as error:
+                # A keep-alive connection the server closed as idle (uvicorn: after 5 s)
+                # just as this request went out: counted, never acknowledged, and on.
+                kind = f"transport error ({type(error).__name__})"
+                answers[kind] = answers.get(kind, 0) + 1
             await asyncio.sleep(0.5)
 
 
@@ -203,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
             histories = {t.game["id"]: httpx.get(
                 f"{bases[0]}/api/games/{t.game['id']}/history",
                 headers={"X-Token": t.game["token"]}).json()["turns"] for t in tables}
+            exited = [server.poll() for server in servers]  # None: still serving
         finally:
             for server in servers:
                 server.terminate()
@@ -247,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         "ended_by_hand": answers.get(200, 0), "hand_ends_refused_409": answers.get(409, 0),
         "answers": answers, "duplicate_turns": duplicates, "gaps": gaps,
         "acknowledged_missing": len(lost), "failed_judging_log_lines": failed_lines,
+        "servers_exited_early": [code for code in exited if code is not None],
     }
     print(f"hall_two_bench: {args.tables} tables on 2 processes, {args.fps:g} frames/s, "
           f"turns of {args.turn:g} s, {args.seconds:g} s")
@@ -261,7 +270,10 @@ def main(argv: list[str] | None = None) -> int:
           f"gaps {gaps}, acknowledged but missing {len(lost)}, answers {answers}, failed "
           f"judging in the logs {failed_lines}")
     save_json(result, args.json)
-    ok = duplicates == 0 and not lost and gaps == 0 and not missed
+    if any(code is not None for code in exited):
+        print(f"  a server process exited during the run: {exited}")
+    ok = (duplicates == 0 and not lost and gaps == 0 and not missed
+          and all(code is None for code in exited))
     return 0 if ok else 1
 
 
