@@ -187,3 +187,62 @@ def test_a_camera_tracker_hears_of_turns_and_rounds_made_by_another_process(post
         listener.close()
         here.close()
         there.close()
+
+
+def test_a_reading_stored_elsewhere_reaches_the_sockets_here_even_if_the_table_is_set_again(
+        postgres_url):
+    """A camera on another process stores a reading, and a turn judged at once after it
+    (time ran out: the turn is taken back) sets the table again before this process reads
+    the game: its sockets still get that reading as such, then the game changed."""
+    import asyncio
+
+    from app.server.frames import FrameHub
+    from app.server.games import GameService
+    from tests.test_tracker import SET_A, tiles_at
+
+    here, there = Storage(postgres_url), Storage(postgres_url)
+    service, other = GameService(here, None), GameService(there, None)
+    hub = FrameHub(service, None)
+    listener = here.listen(service.heard)
+
+    async def watch(game_id: str) -> list[dict]:
+        queue: asyncio.Queue = asyncio.Queue(maxsize=16)
+        hub.subscribe(game_id, queue)  # a live socket here
+
+        def stored_then_taken_back() -> int:
+            reading = other.store_reading(game_id, tiles_at(SET_A), 1000, 750, None, "frame",
+                                          view="camera:there")
+            turn = other.view(game_id)["round"]["turn"]
+            verdict = other.end_turn(game_id, timed_out=True, meant=turn["id"])
+            assert verdict["penalty"] and verdict["after_reading"] == reading["reading_id"]
+            assert there.game(game_id).state["latest_reading"] is None  # taken back
+            return reading["reading_id"]
+
+        reading_id = await asyncio.to_thread(stored_then_taken_back)
+        messages: list[dict] = []
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not any(
+                m.get("what") == "turn-rejected" for m in messages):
+            try:
+                messages.append(await asyncio.wait_for(queue.get(), 0.5))
+            except TimeoutError:
+                pass
+        return reading_id, messages
+
+    try:
+        assert listener.ready.wait(10)
+        game = service.create(["Ann", "Ben"])
+        service.start_round(game.id)
+        reading_id, messages = asyncio.run(watch(game.id))
+        kinds = [(m["type"], m.get("what") or m.get("reading", {}).get("reading_id"))
+                 for m in messages]
+        assert ("reading", reading_id) in kinds, kinds
+        at = kinds.index(("reading", reading_id))
+        read = messages[at]
+        assert read["changed"] and read["stable"] and len(read["reading"]["tiles"]) == 3
+        # Told before the turn that set the table again.
+        assert ("game-changed", "turn-rejected") in kinds[at:], kinds
+    finally:
+        listener.close()
+        here.close()
+        there.close()

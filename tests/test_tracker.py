@@ -291,3 +291,24 @@ def test_a_corrected_tile_laid_elsewhere_keeps_its_correction():
         update = tracker.push(tiles_at(elsewhere), _gray(None))
     assert codes_of(update) == ["R5", "R6", "R7"]
     assert update.stable.centers[update.stable.codes.index("R6")] == pytest.approx([500, 400])
+
+
+def test_a_seeded_tracker_holds_the_stored_table_from_its_first_frame():
+    """`seed`: a reconnected camera's tracker starts from the stored reading; its first
+    frame, with a tile hidden, changes nothing, and the seeded tiles keep their rules."""
+    tracker = TableTracker(hold=3)
+    stored = tiles_at(SET_A + SET_B)
+    ids = tracker.seed(stored, committed=[True, True, True, False, False, False])
+    assert ids == list(range(6)) and codes_of(tracker.stable) == codes_of(stored)
+    first = tracker.push(tiles_at(SET_A[1:] + SET_B))  # R5 under a hand
+    assert not first.changed and first.ids == ids and first.hidden == [0]
+    # A tile laid this turn (not committed) and taken back leaves as before; a committed
+    # one hidden as long stays.
+    updates = [tracker.push(tiles_at(SET_A[1:] + SET_B[1:])) for _ in range(7)]
+    assert sum(u.changed for u in updates) == 1
+    assert codes_of(tracker.stable) == ["B9", "O9", "R5", "R6", "R7"]
+    # A new tile joins as on any tracker (the frame it comes in churns: not still).
+    updates = [tracker.push(tiles_at(SET_A + SET_B[1:] + [("J", 400.0, 400.0)]))
+               for _ in range(4)]
+    assert [u.changed for u in updates] == [False, False, False, True]
+    assert "J" in tracker.stable.codes and "R5" in tracker.stable.codes

@@ -25,11 +25,15 @@ HALL_CHANNEL = "rummikub_hall"
 RETRY_S = 1.0  # a lost listening connection is made again after this
 
 
-def notify(db: Connection, game_id: str, origin: str | None = None) -> None:
+def notify(db: Connection, game_id: str, origin: str | None = None,
+           about: str | None = None) -> None:
     """Inside a write's transaction: other processes hear `game_id` once it commits.
-    `origin` names the sending process (its listener drops what it sent itself)."""
+    `origin` names the sending process (its listener drops what it sent itself); `about`,
+    an id of what changed (`reading:42`): a reading is pushed to the other processes'
+    sockets as such, even if a turn judged at once after it sets the table again before
+    they read the game."""
     if db.dialect.name == "postgresql":
-        payload = game_id if origin is None else f"{game_id} {origin}"
+        payload = " ".join([game_id, origin or "-"] + ([about] if about else []))
         db.execute(text("SELECT pg_notify(:channel, :id)"), {"channel": CHANNEL, "id": payload})
 
 
@@ -44,8 +48,9 @@ def notify_hall(db: Connection, tournament_id: str, parts: str,
 
 
 class Listener:
-    """A thread calling `on_game(game_id)` for each id another process notifies, and
-    `on_hall(tournament_id, parts)` for each hall change (when given)."""
+    """A thread calling `on_game(game_id)` for each id another process notifies
+    (`on_game(game_id, about)` when it says what changed), and `on_hall(tournament_id,
+    parts)` for each hall change (when given)."""
 
     def __init__(self, conninfo: str | None, on_game: Callable[[str], None], *,
                  origin: str | None = None, on_reconnect: Callable[[], None] | None = None,
@@ -91,10 +96,10 @@ class Listener:
                 self._stop.wait(RETRY_S)
 
     def _tell(self, payload: str) -> None:
-        game_id, _, origin = payload.partition(" ")
+        game_id, origin, about = (payload.split(" ", 2) + ["", ""])[:3]
         if origin and origin == self._origin:
             return
-        self._call(self._on_game, game_id)
+        self._call(self._on_game, game_id, *([about] if about else []))
 
     def _tell_hall(self, payload: str) -> None:
         tournament_id, _, rest = payload.partition(" ")

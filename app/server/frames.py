@@ -1,4 +1,4 @@
-"""Camera frames per game: a latest-wins slot, one worker, the live tracker.
+"""Camera frames per game: a latest-wins slot, the readers, the cameras, the sockets.
 
 A table's camera sends frames faster than a busy server may read them. Each game has ONE
 slot: a new frame replaces a waiting one (counted as dropped), so nothing queues without
@@ -7,7 +7,9 @@ the game to a small thread pool shared by all tables (off the event loop); the p
 takes the newest frame only when it starts, runs the photo pipeline, and the game's
 `vision.game.tracker.TableTracker` votes over recent frames and says when the table changed
 and held still. Only then is the reading judged, stored with its frame and
-made the game's latest table: the referee never judges a single frame.
+made the game's latest table: the referee never judges a single frame (that reading of
+one frame: `app.server.livetable`). The hub tells the live sockets, and its trackers hear
+of the game's turns and rounds, made here or by another server process.
 
 One camera per game. Two phones filming the same table from two places would give the
 tracker two alternating views, and it could take the difference for a change of the table.
@@ -28,23 +30,18 @@ import logging
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
 
-import numpy as np
+from app.server.games import ELSEWHERE, READ_ELSEWHERE, GameError, GameService
+from app.server.limits import DecodeBudget
+from app.server.livetable import GRAY_WIDTH, Frame, GameFrames, LiveReader, make_tracker
+from app.server.messages import Message, say
+from vision.recognition.decode import PhotoError
 
-from app.server.games import ELSEWHERE, GameError, GameService
-from app.server.limits import DecodeBudget, ServerBusy, TooMuchToDecode
-from app.server.messages import Message, say, unfit_message
-from app.server.still import same_table, still_picture, still_pushes
-from app.server.uploads import check_photo, decode_bytes, sniff_type
-from vision.recognition import quality
-from vision.recognition.decode import Photo, PhotoError
-from vision.recognition.pipeline import detection_reduction
+__all__ = ["GRAY_WIDTH", "CameraTaken", "Frame", "FrameHub", "GameFrames", "make_tracker"]
 
 log = logging.getLogger("rummikub.server")
 
 DECODE_MEMORY = 768 * 2**20  # as the app's (main.DECODE_MEMORY) when none is given
-GRAY_WIDTH = 160  # the small picture the tracker measures stillness and camera moves on
 IDLE_S = 30 * 60.0  # a game's tracker is let go after this long without frames or sockets
 # A camera streams 3 frames a second; one silent this long (closed, asleep, gone) no longer
 # holds the game's camera.
@@ -69,69 +66,6 @@ class CameraTaken(GameError):
     status = 409
 
 
-def make_tracker(rules, hold: int = 3, hold_s: float | None = None):
-    """A live tracker for one game's camera, with the game's rules as priors; its frames'
-    clock is their arrival here (`Frame.received`)."""
-    from vision.game.tracker import TableTracker
-
-    return TableTracker(rules=rules, hold=hold, hold_s=hold_s)
-
-
-@dataclass
-class Frame:
-    data: bytes
-    received: float
-    source: object | None = None  # the live socket that sent it, to answer it
-    seq: int | None = None
-    camera_epoch: int = 0  # which camera of the game sent it (GameFrames.camera_epoch)
-
-
-@dataclass
-class GameFrames:
-    game_id: str
-    tracker: object
-    slot: Frame | None = None
-    busy: bool = False  # a reader thread is on this game's frame
-    served_at: float = 0.0  # when a reader last started on it: the longest waiting goes first
-    lock: threading.Lock = field(default_factory=threading.Lock)  # the tracker
-    slot_lock: threading.Lock = field(default_factory=threading.Lock)  # the slot, briefly
-    received: int = 0
-    read: int = 0
-    dropped: int = 0
-    bad: int = 0
-    refused: int = 0  # frames too blurred, dark or overexposed to read: never the table
-    changes: int = 0
-    last_read_ms: float = 0.0
-    still: int = 0  # frames that matched the last read one: not read by the models
-    still_ref: np.ndarray | None = None  # the last read frame's still picture
-    last_read: tuple | None = None  # its (detections, grey picture, tiles as JSON)
-    still_run: int = 0  # still frames since the last read one
-    latest: tuple = (0, None)  # (changes of the game seen, its latest reading kept)
-    last_update: object = None  # the tracker's answer to the last frame it was given
-    subscribers: set = field(default_factory=set)
-    last_used: float = field(default_factory=time.monotonic)  # last frame or socket
-    finished: bool = False  # the game is over: no more frames will count
-    takeovers: int = 0  # times the game's camera changed to another camera
-    camera_epoch: int = 0  # counts those changes: a frame of an earlier camera is not tracked
-    camera: object = None  # who holds the camera: a camera id, or a socket's queue
-    camera_queue: object = None  # where that camera hears it was taken over
-    camera_seen: float = 0.0  # when it last sent a frame (monotonic)
-    replaced: dict = field(default_factory=dict)  # cameras taken over, oldest first
-    # The view the tracker's pixels are in: new with each camera (and each new tracker),
-    # unique across restarts, so a correction is applied by pixel only in its own view.
-    view: str = field(default_factory=lambda: f"camera:{uuid.uuid4().hex}")
-    # The reading this camera's tracker stored last: its photo, the track id of each of its
-    # tiles and their centres then. The camera may move after it (a bumped phone): the live
-    # messages show its tiles where the tracker sees them now, and a tap on one corrects it.
-    live: dict | None = None
-    hidden_now: tuple = (None, [])  # (photo id, its tiles the latest frame did not show)
-    seen: tuple | None = None  # the game as last seen here (`FrameHub._marks`)
-    # (tracker update, stored reading, their realigned reading and hidden tiles): a still
-    # table's frames reuse one update, and its realigned reading with it
-    realigned: tuple | None = None
-    told_others: tuple | None = None  # (reading, hidden, stable) last sent to the others
-
-
 class FrameHub:
     """All games' frame slots and workers; lives as long as the app."""
 
@@ -142,6 +76,7 @@ class FrameHub:
         # The server's memory for decoded pixels, shared with the uploads.
         self.budget = budget or DecodeBudget(DECODE_MEMORY)
         self.reader = reader
+        self.live_reader = LiveReader(service, reader, self.budget)  # a frame into its table
         self.hold = hold
         self.hold_s = hold_s
         self.idle_s = idle_s
@@ -160,6 +95,7 @@ class FrameHub:
         self.kept: dict[str, dict] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         service.listeners.append(self._on_game_change)
+        service.hidden_of = self.hidden  # a turn's end asks which tiles the camera misses
 
     def _frames(self, game_id: str) -> GameFrames:
         gf = self.games.get(game_id)
@@ -318,161 +254,10 @@ class FrameHub:
             self._tell(box[0].source, {"type": "error", "detail": detail, "frame": box[0].seq})
 
     def _process_latest(self, gf: GameFrames, box: list[Frame]) -> dict | None:
-        """In a pool thread: decode, read, track the newest frame; store the table when it
-        changed and held. The frame taken is put in `box` for the caller."""
+        """In a pool thread: the newest frame read into the game's live table
+        (`LiveReader.process_latest`)."""
+        return self.live_reader.process_latest(gf, box)
 
-        with gf.slot_lock:
-            frame, gf.slot = gf.slot, None
-        if frame is None:
-            return None
-        box.append(frame)
-        start = time.perf_counter()
-        # The uploads' limits (a phone may stream its full 50 MP); its decode waits for
-        # room in the server's decode memory like an upload's.
-        photo = check_photo(frame.data)
-        try:
-            held = self.budget.acquire(decode_bytes(photo))
-        except (TooMuchToDecode, ServerBusy) as error:
-            raise PhotoError(str(error)) from None
-        try:
-            return self._read_frame(gf, frame, photo, start)
-        finally:
-            self.budget.release(held)
-
-    def _read_frame(self, gf: GameFrames, frame: Frame, photo: Photo, start: float
-                    ) -> dict | None:
-        import cv2
-
-        # A frame showing the table as the last read one did is not read again: its tiles
-        # are those (the tracker still counts it, so a change holds as before).
-        picture = still_picture(photo)
-        still = (gf.last_read is not None and gf.still_ref is not None
-                 and frame.camera_epoch == gf.camera_epoch
-                 and same_table(picture, gf.still_ref))
-        if still:
-            detections, small, tiles, unfit = gf.last_read
-        else:
-            # Only as much of the frame is decoded as the reader needs; the tracker's grey
-            # picture comes from the detector's decode, which the reader has just made.
-            detector = getattr(self.reader, "detector", None)
-            image = photo.reduced(detection_reduction(photo, detector))
-            detections = self.reader.read(photo)
-            unfit = quality.check(photo, detections).problems()
-            # In colour: what a hidden tile's place shows (a hand, or the table) is told
-            # by hue.
-            scale = GRAY_WIDTH / max(1, image.shape[1])
-            small = cv2.resize(image, (GRAY_WIDTH, max(1, int(round(image.shape[0] * scale)))),
-                               interpolation=cv2.INTER_AREA)
-            tiles = detections.to_json()
-            gf.still_ref, gf.last_read = picture, (detections, small, tiles, unfit)
-        with gf.lock:
-            if frame.camera_epoch != gf.camera_epoch:
-                # Sent by a camera that has since been replaced: not the table's view now.
-                with gf.slot_lock:
-                    gf.dropped += 1
-                return None
-            if still and gf.still_run > still_pushes(gf.tracker) and gf.last_update:
-                # The tracker has seen this table in every frame it votes over: one more
-                # of the same changes nothing it says, so it is not asked (a still table
-                # then costs the small decode and the answer).
-                update = gf.last_update
-            else:
-                update = gf.tracker.push(detections, gray_small=small, t=frame.received,
-                                         unfit=unfit,
-                                         frame_size=(int(photo.width), int(photo.height)))
-            gf.still_run = gf.still_run + 1 if still else 0
-            gf.last_update = update
-            view = gf.view
-        if update.refused:
-            gf.refused += 1
-            gf.last_read_ms = (time.perf_counter() - start) * 1000
-            return {"type": "refused", "detail": quality.unfit_words(update.refused),
-                    "message_id": unfit_message(update.refused).json(),
-                    "problems": update.refused, "reading": self._latest(gf.game_id),
-                    "frame": {"seq": frame.seq, "refused": gf.refused,
-                              "read_ms": round(gf.last_read_ms, 1), "dropped": gf.dropped}}
-        stored = None
-        if update.changed and update.stable is not None:
-            carried: list[dict] = []
-            stored = self.service.store_reading(gf.game_id, update.stable, photo.width,
-                                                photo.height, frame.data, "frame",
-                                                sniff_type(frame.data), view=view,
-                                                carried=carried)
-            gf.changes += 1
-            gf.live = {"photo_id": stored.get("photo_id"), "ids": list(update.ids),
-                       "centres": update.stable.centers.astype(float).tolist(),
-                       "corners": update.stable.corners.astype(float)}
-            # A correction made with an earlier camera, carried over into this camera's
-            # view: the tracker holds it as one made here, so it follows its tile as this
-            # camera shakes, and the live table names it as the stored one does.
-            for c in carried:
-                self.correct(gf.game_id, (c["x"], c["y"]), c["code"], view)
-        gf.read += 1  # every frame taken, still or not: `still` says how many matched
-        gf.still += int(still)
-        gf.last_read_ms = (time.perf_counter() - start) * 1000
-        reading = stored
-        if reading is None:
-            # The game's latest reading, kept between frames until the game changes (a
-            # still table's every frame would read and parse it from the database again).
-            version, cached = gf.latest
-            reading = cached if cached is not None else self._latest(gf.game_id)
-            with gf.slot_lock:
-                if gf.latest[0] == version:
-                    gf.latest = (version, reading)
-        cached = gf.realigned
-        if cached is not None and cached[0] is update and cached[1] is reading:
-            reading, hidden = cached[2], cached[3]
-        else:
-            stored_reading = reading
-            reading, hidden = self._realigned(gf, reading, update)
-            gf.realigned = (update, stored_reading, reading, hidden)
-        gf.hidden_now = (reading.get("photo_id") if reading else None, hidden)
-        return {
-            "type": "reading",
-            "reading": reading,
-            "hidden": hidden,
-            "stable": bool(update.still) and update.stable is not None,
-            "changed": stored is not None,
-            "frame": {"seq": frame.seq, "width": int(photo.width),
-                      "height": int(photo.height), "tiles": tiles,
-                      "read_ms": round(gf.last_read_ms, 1), "dropped": gf.dropped,
-                      "still": still},
-        }
-
-    @staticmethod
-    def _realigned(gf: GameFrames, reading: dict | None, update) -> tuple[dict | None, list]:
-        """The stored reading with its tiles where this frame shows them (the tracker carries
-        them as the camera moves), and the ids of its tiles the frame does not show (under a
-        hand, or out of the view). Only a reading this camera's tracker stored (or a
-        correction of it: the same photo) can be: another one's tiles are no tracks."""
-        live = gf.live
-        if (reading is None or live is None or update.stable is None
-                or reading.get("photo_id") != live["photo_id"]
-                or len(reading.get("tiles", ())) != len(live["ids"])):
-            return reading, []
-        now = {tid: k for k, tid in enumerate(update.ids)}
-        unseen = {update.ids[k] for k in update.hidden}
-        corners = update.stable.corners.astype(float)
-        turns = _turns(live, reading["tiles"])
-        tiles = []
-        for k, (tile, tid) in enumerate(zip(reading["tiles"], live["ids"], strict=True)):
-            if tid in now:
-                # The reading may have turned a tile's corners round (a tile upside down):
-                # the same turn, on its corners now.
-                order = (np.arange(4) - turns[k]) % 4
-                tile = {**tile, "corners": [[round(x, 1), round(y, 1)] for x, y
-                                            in corners[now[tid]][order].tolist()]}
-            tiles.append(tile)
-        hidden = [k for k, tid in enumerate(live["ids"]) if tid in unseen]
-        return {**reading, "tiles": tiles}, hidden
-
-    def _latest(self, game_id: str) -> dict | None:
-        try:
-            return self.service.latest_reading(game_id)
-        except GameError:
-            return None
-
-    # -- answers out -----------------------------------------------------------------------
     def subscribe(self, game_id: str, queue: asyncio.Queue) -> None:
         self.loop = asyncio.get_running_loop()
         gf = self._frames(game_id)
@@ -510,6 +295,9 @@ class FrameHub:
         gf = self.games.get(game_id)
         if gf is None:
             return
+        if what.startswith(READ_ELSEWHERE):
+            self._read_elsewhere(gf, what.removeprefix(READ_ELSEWHERE))
+            return
         if what == ELSEWHERE:
             what = self._changed_elsewhere(gf)
         elif what != "reading":
@@ -529,6 +317,23 @@ class FrameHub:
             message = {"type": "game-changed", "what": what}
             for queue in list(gf.subscribers):
                 self.loop.call_soon_threadsafe(offer, queue, message)
+
+    def _read_elsewhere(self, gf: GameFrames, reading_id: str) -> None:
+        """From the listener's thread: another process stored a reading of the game (its
+        camera streams there). Live sockets here get it as that process's own get it, as
+        such: a turn judged at once after it may set the table again before they read the
+        game (the `game` message that follows shows the table as it is by then)."""
+        if self.loop is None or not gf.subscribers or not reading_id.isdigit():
+            return
+        reading = self.service.reading_out(gf.game_id, int(reading_id))
+        if reading is None:
+            return
+        # No frame of this process's: the reading is the news (`seq` None, as another
+        # socket's frame is told to the watchers).
+        message = {"type": "reading", "reading": reading, "hidden": [], "stable": True,
+                   "changed": True, "frame": {"seq": None, "elsewhere": True}}
+        for queue in list(gf.subscribers):
+            self.loop.call_soon_threadsafe(offer, queue, message)
 
     def _marks(self, game_id: str) -> tuple | None:
         """What tells the tracker's events apart: round, turns judged, phase, whether the
@@ -557,40 +362,25 @@ class FrameHub:
 
     def correct(self, game_id: str, point_xy: tuple[float, float], code: str,
                 view: str | None = None) -> None:
-        """The tracker holds a correction made on its own camera's reading; `point_xy` in
-        another view (a photo, a camera since taken over) is not a place in its pixels."""
+        """A player's correction at `point_xy` of a reading in `view`: the game's camera
+        tracker holds it when it is that camera's own view (`LiveReader.correct`)."""
         gf = self.games.get(game_id)
-        if gf is not None and view == gf.view:
-            with gf.lock:
-                point_xy = self._now_at(gf, point_xy)
-                try:
-                    gf.tracker.correct(point_xy, code)
-                except ValueError:
-                    # The camera has not seen that place (photo mode): the correction
-                    # stored with the game still applies to every reading.
-                    pass
+        if gf is not None:
+            self.live_reader.correct(gf, point_xy, code, view)
 
-    @staticmethod
-    def _now_at(gf: GameFrames, point_xy) -> tuple[float, float]:
-        """A tile's centre in the stored reading -> where the tracker sees that tile now."""
-        live = gf.live
-        if not live or not live["centres"]:
-            return point_xy
-        d = [(x - point_xy[0]) ** 2 + (y - point_xy[1]) ** 2 for x, y in live["centres"]]
-        k = min(range(len(d)), key=d.__getitem__)
-        if d[k] > 1.0:  # not the centre of one of its tiles
-            return point_xy
-        place = gf.tracker.place_of(live["ids"][k])
-        return point_xy if place is None else place
-
-    def hidden(self, game_id: str, photo_id: str | None) -> list[int]:
-        """The tiles of the reading of `photo_id` (this camera's latest) that the latest
-        frame did not show (under a hand, out of the view): for `judge_turn(hidden=...)`,
-        so a turn judged meanwhile asks for a check instead of trusting them blindly."""
+    def hidden(self, game_id: str, photo_id: str | None, reading_id: int | None = None
+               ) -> list[int]:
+        """The tiles of the reading of `photo_id` (this camera's latest; `reading_id`, when
+        given, must be it too) that the latest frame did not show (under a hand, out of the
+        view): for `judge_turn(hidden=...)`, so a turn judged meanwhile asks for a check
+        instead of trusting them blindly (`GameService.end_turn` asks)."""
         gf = self.games.get(game_id)
-        if gf is None or photo_id is None or gf.hidden_now[0] != photo_id:
+        if gf is None or photo_id is None:
             return []
-        return list(gf.hidden_now[1])
+        seen_photo, seen_reading, hidden = gf.hidden_now
+        if seen_photo != photo_id or reading_id not in (None, seen_reading):
+            return []
+        return list(hidden)
 
     def stats(self, game_id: str) -> dict:
         """The game's frame counts since this server started (kept when its tracker is
@@ -616,21 +406,6 @@ class FrameHub:
         for thread in self._threads:
             # A read under way finishes on its own (a daemon thread); not waited for long.
             await asyncio.get_running_loop().run_in_executor(None, thread.join, 2.0)
-
-
-def _turns(live: dict, tiles: list) -> np.ndarray:
-    """Per tile of the stored reading, how far round (0-3 corners) its drawn corners lie
-    from the tracker's when it was stored; worked out once per reading (`live` keeps it)."""
-    kept = live.get("turns")
-    if kept is not None and kept[0] is tiles:
-        return kept[1]
-    then = np.asarray(live["corners"], float).reshape(-1, 4, 2)
-    drawn = np.array([tile["corners"] for tile in tiles], float).reshape(-1, 4, 2)
-    errors = np.stack([np.abs(np.roll(then, r, axis=1) - drawn).sum(axis=(1, 2))
-                       for r in range(4)])
-    turns = np.argmin(errors, axis=0) if len(tiles) else np.zeros(0, int)
-    live["turns"] = (tiles, turns)
-    return turns
 
 
 def offer(queue: asyncio.Queue, message: dict) -> None:

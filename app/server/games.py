@@ -97,6 +97,8 @@ class Busy(Conflict):
 
 
 ELSEWHERE = "elsewhere"  # what a change made by another server process is called
+# ... and a reading stored by another process: "read-elsewhere:<reading id>"
+READ_ELSEWHERE = "read-elsewhere:"
 
 
 def _in_round(rnd: dict, number: int) -> int:
@@ -378,6 +380,9 @@ class GameService:
         # Asked before a round starts (the game's row): words why it may not (a decided
         # finals table of the tournament hall), or None.
         self.round_guard = None
+        # (game_id, photo_id, reading_id) -> the reading's tiles the live camera does not
+        # see now (under a hand): the frame hub answers; without a camera, none.
+        self.hidden_of = lambda _game, _photo, _reading: []
 
     @contextmanager
     def lock(self, game_id: str, *, wait: bool = True) -> Iterator[None]:
@@ -399,8 +404,11 @@ class GameService:
                                "changed here")
                 yield
 
-    def heard(self, game_id: str) -> None:
-        """Another server process changed the game (`Storage.listen`)."""
+    def heard(self, game_id: str, about: str | None = None) -> None:
+        """Another server process changed the game (`Storage.listen`); `about` =
+        "reading:<id>" when it stored a reading: told first, as such."""
+        if about and about.startswith("reading:"):
+            self._notify(game_id, READ_ELSEWHERE + about.removeprefix("reading:"))
         self._notify(game_id, ELSEWHERE)
 
     def _notify(self, game_id: str, what: str) -> None:
@@ -806,7 +814,12 @@ class GameService:
             after = detections_from_bytes(after_row.detections) if after_row else empty
             player = turn["player"]
             first_meld = player not in state["melded"]
-            judged = judge_turn(before, after, rules=rules, first_meld=first_meld)
+            # Tiles under a hand as the turn ends still lie where the camera last saw them:
+            # counted there, and named for a look (`check`).
+            hidden = self.hidden_of(game_id, after_row.photo_id, after_row.id) if after_row \
+                else []
+            judged = judge_turn(before, after, rules=rules, first_meld=first_meld,
+                                hidden=hidden)
             v = judged.verdict
             pool = int(state["round"]["pool"])
             played_ids = list(judged.played)
@@ -887,6 +900,8 @@ class GameService:
                 "time_used_s": round(float(time_used), 3),
                 "suggestion": judged.after.suggestion,
                 "warnings": list(judged.warnings),
+                "check": list(judged.check),
+                "hidden": [after_codes[i] for i in sorted(set(hidden)) if 0 <= i < len(after)],
                 "before_reading": before_row.id if before_row else None,
                 "after_reading": after_row.id if after_row else None,
                 "before_photo_id": before_row.photo_id if before_row else None,
@@ -1009,7 +1024,7 @@ class GameService:
                                                       detections_to_bytes(detections),
                                                       photo_id, db)
                 row.state["latest_reading"] = reading_id
-                self.storage.save_state(game_id, row.state, db)
+                self.storage.save_state(game_id, row.state, db, about=f"reading:{reading_id}")
             out = self._reading_out(self.storage.reading(game_id, reading_id))
         self._notify(game_id, "reading")
         return out
@@ -1038,6 +1053,10 @@ class GameService:
         except PhotoError as error:
             raise GameError(photo_message(str(error)), 400) from None
         return detections
+
+    def reading_out(self, game_id: str, reading_id: int) -> dict | None:
+        """A stored reading by its id, as the live messages carry it (None: no such)."""
+        return self._reading_out(self.storage.reading(game_id, reading_id))
 
     def latest_reading(self, game_id: str) -> dict:
         row = self.row(game_id)

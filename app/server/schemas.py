@@ -278,6 +278,12 @@ class TurnVerdict(Out):
     time_used_s: float
     suggestion: list[list[str]] | None
     message: str
+    check: list[str] = Field(default_factory=list, description="what to look at before "
+                             "trusting the verdict (tiles hidden under a hand when the turn "
+                             "ended, tiles at the edge of the view): in words")
+    hidden: list[str] = Field(default_factory=list, description="the tiles the live camera "
+                              "did not see when the turn ended (under a hand): counted where "
+                              "they lay")
     before_photo_id: str | None
     after_photo_id: str | None
 

@@ -237,10 +237,11 @@ class Storage:
         with self.engine.connect() as db:
             yield db
 
-    def notify(self, db: Connection, game_id: str) -> None:
+    def notify(self, db: Connection, game_id: str, about: str | None = None) -> None:
         """Inside a write's transaction: other server processes on this PostgreSQL
-        database hear `game_id` once it commits (`listen`)."""
-        dbnotify.notify(db, game_id, self.origin)
+        database hear `game_id` (and `about`: what changed, by id) once it commits
+        (`listen`)."""
+        dbnotify.notify(db, game_id, self.origin, about)
 
     def notify_hall(self, db: Connection, tournament_id: str, parts: str) -> None:
         """As `notify`, for a tournament: `parts` names what changed (`hallfeed`)."""
@@ -317,14 +318,16 @@ class Storage:
         with self._read() as db:
             return list(db.execute(select(games.c.id).where(games.c.phase == phase)).scalars())
 
-    def save_state(self, game_id: str, state: dict, db: Connection | None = None) -> None:
-        """Replace a game's state (inside the caller's transaction when `db` is given)."""
+    def save_state(self, game_id: str, state: dict, db: Connection | None = None, *,
+                   about: str | None = None) -> None:
+        """Replace a game's state (inside the caller's transaction when `db` is given);
+        `about`: what changed, told the other processes (`notify`)."""
         statement = update(games).where(games.c.id == game_id).values(
             state=json.dumps(state), phase=state.get("phase", "setup"), updated_at=time.time())
         # Every change of a game changes its state: the other processes hear of it here.
         with self.transaction() if db is None else contextlib.nullcontext(db) as tx:
             tx.execute(statement)
-            self.notify(tx, game_id)
+            self.notify(tx, game_id, about)
 
     # -- photos ----------------------------------------------------------------------------
     def add_photo(self, game_id: str, data: bytes, kind: str, content_type: str = "image/jpeg",

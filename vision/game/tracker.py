@@ -133,6 +133,43 @@ class TableTracker:
         self._stable_key: tuple = ()
         self.stable_since: float | None = None
 
+    def seed(self, detections: TileDetections, committed: Sequence[bool] | None = None, *,
+             picture: np.ndarray | None = None,
+             frame_size: tuple[int, int] | None = None) -> list[int]:
+        """Start from a table read earlier in this camera's view (a phone reconnecting to
+        another server process starts from the reading stored last): its tiles are the
+        stable table at once, as if they had held; `committed[i]`: tile i lay on the table
+        at the last accepted turn. `picture` (the small picture of the frame it was read
+        from) and `frame_size` tell later frames what each tile's place looked like, so a
+        tile under a hand from the first frame on is judged covered, not gone. Returns the
+        track id of each tile."""
+        self.reset()
+        self._labels = tuple(detections.labels)
+        self._size = _tile_size(detections) if len(detections) else 1.0
+        if frame_size is not None:
+            self._frame_size = (int(frame_size[0]), int(frame_size[1]))
+        flags = list(committed) if committed is not None else [False] * len(detections)
+        for i in range(len(detections)):
+            tr = _Track(self._next_id, detections.corners[i].astype(np.float64),
+                        len(self._labels), code=int(detections.class_ids[i]),
+                        probs=detections.class_probs[i].astype(np.float64),
+                        committed=bool(flags[i]), score=float(detections.detector_scores[i]))
+            self._tracks[tr.id] = tr
+            self._next_id += 1
+        if picture is not None and self._frame_size is not None:
+            from vision.game import occlusion
+
+            pic = occlusion.prepare(picture)
+            to_small = np.array([pic.shape[1] / self._frame_size[0],
+                                 pic.shape[0] / self._frame_size[1]])
+            every = occlusion.tiles_mask(pic.shape, [tr.corners * to_small
+                                                     for tr in self._tracks.values()])
+            for tr in self._tracks.values():
+                tr.look = occlusion.look_of(pic, tr.corners * to_small, every)
+        self._stable = self._build_stable()
+        self._stable_key = self._key()
+        return [tr.id for tr in self._stable_tracks()]
+
     @property
     def stable(self) -> TileDetections | None:
         return self._stable
