@@ -150,10 +150,10 @@ class TableTracker:
             self._frame_size = (int(frame_size[0]), int(frame_size[1]))
         flags = list(committed) if committed is not None else [False] * len(detections)
         for i in range(len(detections)):
-            tr = _Track(self._next_id, detections.corners[i].astype(np.float64),
-                        len(self._labels), code=int(detections.class_ids[i]),
-                        probs=detections.class_probs[i].astype(np.float64),
-                        committed=bool(flags[i]), score=float(detections.detector_scores[i]))
+            tr = Track(self._next_id, detections.corners[i].astype(np.float64),
+                       len(self._labels), code=int(detections.class_ids[i]),
+                       probs=detections.class_probs[i].astype(np.float64),
+                       committed=bool(flags[i]), score=float(detections.detector_scores[i]))
             self._tracks[tr.id] = tr
             self._next_id += 1
         if picture is not None and self._frame_size is not None:
