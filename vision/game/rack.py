@@ -26,9 +26,15 @@ COS_ALONG = np.cos(np.radians(25))  # a tile within 25 degrees of the rack's way
 # the real valid/ racks' tiles lie within 4 degrees of it, a rack seen from the side at 35
 # degrees (bench.eval_geometry) within 16. Tiles lying on the table face any way.
 COS_ON_RACK = np.cos(np.radians(20))
-# A rack has two tiers, one tile height (and a little) apart: a row of tiles further than
-# this many tile heights from the rack's fullest row lies on the table behind or before it.
+# A stand has one to three tiers, each about a tile height (and a little) from the next: a
+# row of tiles further than this many tile heights from the nearest tier lies on the table
+# behind or before the stand (see docs/decisions/rack-tiers.md).
 TIER_STEP = 1.7
+MAX_TIERS = 3
+# A tile lying flat on the table is seen foreshortened: from 20-45 degrees above, 0.35-0.84
+# of the height of a tile standing on a stand leaning back 6-18 degrees. A row whose tiles
+# are shorter than this share of the tiers' is not a tier (rendered tiers: 0.91-1.05).
+FLAT_SHARE = 0.8
 
 
 @dataclass
@@ -162,8 +168,9 @@ def off_rack_warning(d: TileDetections, off: np.ndarray) -> str:
 def off_the_rack(d: TileDetections) -> np.ndarray:
     """(N,) True for each tile lying on the table beside or behind the rack, not standing
     on it: one that faces another way than the rack's tiles (they all face its way, up or
-    turned round), or one in a row of tiles further from the rack's fullest row than a
-    tier (`TIER_STEP`). Judged only where most tiles agree on a way (else all False)."""
+    turned round), or one in a row of tiles that is not one of the stand's tiers (`_tiers`:
+    a chain of up to three rows, each within `TIER_STEP` of the next, from the fullest row).
+    Judged only where most tiles agree on a way (else all False)."""
     n = len(d)
     off = np.zeros(n, bool)
     if n < 3:
@@ -198,17 +205,31 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     rows.append(current)
     if len(rows) <= 1:
         return off
-    level = [float(np.mean(depth[r])) for r in rows]
-    fullest = max(range(len(rows)), key=lambda k: len(rows[k]))
-    tiers = {fullest}
-    near = [k for k in range(len(rows))
-            if k != fullest and abs(level[k] - level[fullest]) <= TIER_STEP * height]
-    if near:
-        tiers.add(max(near, key=lambda k: len(rows[k])))
-    for k, row in enumerate(rows):
-        if k not in tiers:
-            off[row] = True
+    for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height)):
+        off[rows[k]] = True
     return off
+
+
+def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float) -> list[int]:
+    """The rows that stand on the stand: its fullest row, then row by row up and down the
+    rack while the next row lies within a tier step of the last tier taken (a chain, so a
+    three-tier stand's rows all count) and is not foreshortened as tiles lying flat are
+    (`FLAT_SHARE`), at most MAX_TIERS. Of the two rows next to the tiers taken so far, the
+    fuller one is taken first."""
+    level = [float(np.mean(depth[r])) for r in rows]
+    tall = [float(np.median(heights[r])) for r in rows]
+    fullest = max(range(len(rows)), key=lambda k: len(rows[k]))
+    lo = hi = fullest
+    while hi - lo + 1 < MAX_TIERS:
+        tier_height = float(np.median(np.concatenate([heights[r] for r in rows[lo:hi + 1]])))
+        nexts = [k for k in (lo - 1, hi + 1) if 0 <= k < len(rows)
+                 and abs(level[k] - level[lo if k < lo else hi]) <= TIER_STEP * height
+                 and tall[k] >= FLAT_SHARE * tier_height]
+        if not nexts:
+            break
+        k = max(nexts, key=lambda k: len(rows[k]))
+        lo, hi = min(lo, k), max(hi, k)
+    return list(range(lo, hi + 1))
 
 
 def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:
