@@ -31,6 +31,10 @@ COS_ON_RACK = np.cos(np.radians(20))
 # behind or before the stand (see docs/decisions/rack-tiers.md).
 TIER_STEP = 1.7
 MAX_TIERS = 3
+# The stand's rows split where the tiles' depth down the rack jumps by this many tile
+# heights: a row seen at an angle slants, its depths spread without a gap; a tier's step is
+# 0.8-1.1 tile heights (docs/decisions/rack-tiers.md).
+ROW_GAP = 0.3
 # A tile lying flat on the table is seen foreshortened: from 20-45 degrees above, 0.35-0.84
 # of the height of a tile standing on a stand leaning back 6-18 degrees. A row whose tiles
 # are shorter than this share of the tiers' is not a tier (rendered tiers: 0.91-1.05).
@@ -175,11 +179,10 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     off = np.zeros(n, bool)
     if n < 3:
         return off
-    # On the rack's plane (as `rows_of`): seen from the side its tiers slant and lean.
+    # In the photo, not on a plane estimated from the tiles: tiles standing on the stand
+    # and lying on the table lie on two planes, and one plane fit to both misplaces the
+    # rows (on rendered stands it left 9 % of the stand's tiles out, the photo 2 %).
     q = d.corners.astype(np.float64)
-    plane = TablePlane.from_tiles(q)
-    if plane.tilted:
-        q = plane.to_plane(q).reshape(-1, 4, 2)
     up = (q[:, 0] + q[:, 1]) / 2 - (q[:, 3] + q[:, 2]) / 2
     up = up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
     axis = np.linalg.eigh(up.T @ up)[1][:, -1]  # up vectors as lines: turned tiles count
@@ -188,7 +191,7 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     if aligned.sum() < max(3, 0.5 * n):
         return off
     off |= ~aligned
-    # The rack's rows, along its way: depth down the rack, rows split at half a tile.
+    # The rack's rows, along its way: depth down the rack, split at gaps (`ROW_GAP`).
     if (along[aligned] >= 0).sum() < (along[aligned] < 0).sum():
         axis = -axis
     centres, _r, _d, _w, heights = tile_frames(q)
@@ -197,8 +200,8 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     idx = np.nonzero(aligned)[0]
     idx = idx[np.argsort(depth[idx])]
     rows, current = [], [idx[0]]
-    for i in idx[1:]:
-        if depth[i] - np.mean(depth[current]) > 0.5 * height:
+    for prev, i in zip(idx[:-1], idx[1:], strict=True):
+        if depth[i] - depth[prev] > ROW_GAP * height:
             rows.append(current)
             current = []
         current.append(i)
