@@ -174,15 +174,30 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     on it: one that faces another way than the rack's tiles (they all face its way, up or
     turned round), or one in a row of tiles that is not one of the stand's tiers (`_tiers`:
     a chain of up to three rows, each within `TIER_STEP` of the next, from the fullest row).
-    Judged only where most tiles agree on a way (else all False)."""
+    Judged only where most tiles agree on a way (else all False).
+
+    Judged twice, in the photo and on the plane estimated from the tiles (as `rows_of`),
+    and the view that keeps more tiles on the rack is taken: seen from the side, a rack's
+    up vectors fan out in the photo and only the plane holds them parallel; but tiles
+    standing on a stand and lying on the table lie on two planes, and one plane fit to
+    both can misplace the stand's rows (docs/decisions/rack-tiers.md)."""
     n = len(d)
-    off = np.zeros(n, bool)
     if n < 3:
-        return off
-    # In the photo, not on a plane estimated from the tiles: tiles standing on the stand
-    # and lying on the table lie on two planes, and one plane fit to both misplaces the
-    # rows (on rendered stands it left 9 % of the stand's tiles out, the photo 2 %).
+        return np.zeros(n, bool)
     q = d.corners.astype(np.float64)
+    off = _off_in_view(q)
+    plane = TablePlane.from_tiles(q)
+    if plane.tilted:
+        on_plane = _off_in_view(plane.to_plane(q).reshape(-1, 4, 2))
+        if on_plane.sum() < off.sum():
+            off = on_plane
+    return off
+
+
+def _off_in_view(q: np.ndarray) -> np.ndarray:
+    """`off_the_rack` judged on corners `q` (N, 4, 2) in one view."""
+    n = len(q)
+    off = np.zeros(n, bool)
     up = (q[:, 0] + q[:, 1]) / 2 - (q[:, 3] + q[:, 2]) / 2
     up = up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
     axis = np.linalg.eigh(up.T @ up)[1][:, -1]  # up vectors as lines: turned tiles count
