@@ -10,27 +10,22 @@ from training.render3d.scene import render_depth_scene  # noqa: E402
 from vision.recognition.plane_view import points_in_quads  # noqa: E402
 
 
-class _Found:
-    def __init__(self, centres, codes):
-        self.centers = np.asarray(centres, np.float32).reshape(-1, 2)
-        self.codes = list(codes)
-        self.detector_scores = np.ones(len(self.codes), np.float32)
-
-    def __len__(self):
-        return len(self.codes)
-
-
 class _Reader:
-    """Finds each labelled tile at its visible centre; reads it via `read`; adds `more`."""
+    """Finds each labelled tile as its visible quad; reads it via `read`; adds `more`
+    (points, each found as a small box round it)."""
 
     def __init__(self, scene, read=lambda code: code, more=()):
         self.scene, self.read_as, self.more = scene, read, list(more)
 
     def read(self, image):
+        from tests.table_helpers import detections_from
+
         labels = self.scene.labels
-        centres = [q.mean(0) for _c, q in labels] + self.more
+        boxes = [np.asarray(p, np.float64) + [[-3, -4], [3, -4], [3, 4], [-3, 4]]
+                 for p in self.more]
+        quads = [q for _c, q in labels] + boxes
         codes = [self.read_as(c) for c, _q in labels] + ["K1"] * len(self.more)
-        return _Found(centres, codes)
+        return detections_from(codes, quads)
 
 
 @pytest.fixture(scope="module")
@@ -84,3 +79,21 @@ def test_another_colour_or_number_is_not_a_turn():
     assert not _turned_six_nine("B6", "R9")
     assert not _turned_six_nine("B6", "B8")
     assert not _turned_six_nine("J", "K6")
+
+
+def test_the_product_counts_the_stands_tiles_and_leaves_out_those_lying_by():
+    from training.render3d.scene import _labelled
+
+    for seed in range(40):  # a stand with a labelled tile lying beside or behind it
+        s = render_depth_scene(np.random.default_rng(seed), kind="rack", width=640, height=360)
+        labelled = [t for t in s.tiles if _labelled(t)]
+        if len(labelled) >= 5 and any(not t.standing for t in labelled):
+            break
+    else:
+        pytest.fail("no rendered stand with a labelled tile lying by in 40 seeds")
+    r = score(_Reader(s), [s])
+    stand = sum(t.standing for t in labelled)
+    assert r["rack_photos"] == 1 and r["on_rack"] == r["product_tiles"] == stand
+    assert r["on_rack_found"] == r["on_rack_read_right"] == r["product_read_right"] == stand
+    assert r["lying_left_out"] == len(labelled) - stand and r["lying_counted"] == 0
+    assert "product, rack scenes" in report({"x": r}, 1)

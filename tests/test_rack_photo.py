@@ -4,7 +4,9 @@ the server's rack answer.
 
 The photo is the rendered rack sample with five tiles of another sample photo pasted
 onto the marble around it: four lying at angles beside and below the rack, one lying
-straight behind it (above its top tier)."""
+straight behind it (above its top tier), foreshortened as a tile lying flat is seen from
+about 35 degrees above (0.62 of the rack's tiles' height): a tile behind the stand as tall
+as its tiers' would be a third tier (`vision.game.rack.FLAT_SHARE`)."""
 
 from __future__ import annotations
 
@@ -23,9 +25,9 @@ HAVE_MODELS = all((MODELS_DIR / n).is_file() for n in ("detector.onnx", "classif
 pytestmark = pytest.mark.skipif(not HAVE_MODELS, reason=f"no models in {MODELS_DIR}")
 
 RACK = ["K13", "B12", "B6", "O9", "B1", "K2", "K4", "R11", "K12", "R4", "O2", "O10", "K8", "O1"]
-# (tile of the scatter sample, centre on the rack photo, angle in degrees)
-LYING = [(0, (150, 560), 60), (1, (420, 600), 100), (2, (700, 560), -35), (3, (80, 300), 45),
-         (4, (620, 62), 0)]
+# (tile of the scatter sample, centre on the rack photo, angle in degrees, height in pixels)
+LYING = [(0, (150, 560), 60, 100), (1, (420, 600), 100, 100), (2, (700, 560), -35, 100),
+         (3, (80, 300), 45, 100), (4, (620, 62), 0, 70)]
 
 
 @lru_cache(maxsize=1)
@@ -35,10 +37,10 @@ def rack_with_tiles_beside() -> tuple[np.ndarray, list[str]]:
     source = cv2.imread(str(SAMPLES / "scatter_light_wood.jpg"))
     tiles = json.loads((SAMPLES / "scatter_light_wood.json").read_text())["tiles"]
     codes = []
-    for k, centre, angle in LYING:
+    for k, centre, angle, h in LYING:
         a = np.radians(angle)
         right, down = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
-        c, w, h = np.array(centre, float), 72, 100
+        c, w = np.array(centre, float), 72
         quad = np.float32([c - right * w / 2 - down * h / 2, c + right * w / 2 - down * h / 2,
                            c + right * w / 2 + down * h / 2, c - right * w / 2 + down * h / 2])
         m = cv2.getPerspectiveTransform(np.float32(tiles[k]["corners"]), quad)

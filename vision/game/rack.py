@@ -26,9 +26,19 @@ COS_ALONG = np.cos(np.radians(25))  # a tile within 25 degrees of the rack's way
 # the real valid/ racks' tiles lie within 4 degrees of it, a rack seen from the side at 35
 # degrees (bench.eval_geometry) within 16. Tiles lying on the table face any way.
 COS_ON_RACK = np.cos(np.radians(20))
-# A rack has two tiers, one tile height (and a little) apart: a row of tiles further than
-# this many tile heights from the rack's fullest row lies on the table behind or before it.
+# A stand has one to three tiers, each about a tile height (and a little) from the next: a
+# row of tiles further than this many tile heights from the nearest tier lies on the table
+# behind or before the stand (see docs/decisions/rack-tiers.md).
 TIER_STEP = 1.7
+MAX_TIERS = 3
+# The stand's rows split where the tiles' depth down the rack jumps by this many tile
+# heights: a row seen at an angle slants, its depths spread without a gap; a tier's step is
+# 0.8-1.1 tile heights (docs/decisions/rack-tiers.md).
+ROW_GAP = 0.3
+# A tile lying flat on the table is seen foreshortened: from 20-45 degrees above, 0.35-0.84
+# of the height of a tile standing on a stand leaning back 6-18 degrees. A row whose tiles
+# are shorter than this share of the tiers' is not a tier (rendered tiers: 0.91-1.05).
+FLAT_SHARE = 0.8
 
 
 @dataclass
@@ -162,17 +172,32 @@ def off_rack_warning(d: TileDetections, off: np.ndarray) -> str:
 def off_the_rack(d: TileDetections) -> np.ndarray:
     """(N,) True for each tile lying on the table beside or behind the rack, not standing
     on it: one that faces another way than the rack's tiles (they all face its way, up or
-    turned round), or one in a row of tiles further from the rack's fullest row than a
-    tier (`TIER_STEP`). Judged only where most tiles agree on a way (else all False)."""
+    turned round), or one in a row of tiles that is not one of the stand's tiers (`_tiers`:
+    a chain of up to three rows, each within `TIER_STEP` of the next, from the fullest row).
+    Judged only where most tiles agree on a way (else all False).
+
+    Judged twice, in the photo and on the plane estimated from the tiles (as `rows_of`),
+    and the view that keeps more tiles on the rack is taken: seen from the side, a rack's
+    up vectors fan out in the photo and only the plane holds them parallel; but tiles
+    standing on a stand and lying on the table lie on two planes, and one plane fit to
+    both can misplace the stand's rows (docs/decisions/rack-tiers.md)."""
     n = len(d)
-    off = np.zeros(n, bool)
     if n < 3:
-        return off
-    # On the rack's plane (as `rows_of`): seen from the side its tiers slant and lean.
+        return np.zeros(n, bool)
     q = d.corners.astype(np.float64)
+    off = _off_in_view(q)
     plane = TablePlane.from_tiles(q)
     if plane.tilted:
-        q = plane.to_plane(q).reshape(-1, 4, 2)
+        on_plane = _off_in_view(plane.to_plane(q).reshape(-1, 4, 2))
+        if on_plane.sum() < off.sum():
+            off = on_plane
+    return off
+
+
+def _off_in_view(q: np.ndarray) -> np.ndarray:
+    """`off_the_rack` judged on corners `q` (N, 4, 2) in one view."""
+    n = len(q)
+    off = np.zeros(n, bool)
     up = (q[:, 0] + q[:, 1]) / 2 - (q[:, 3] + q[:, 2]) / 2
     up = up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
     axis = np.linalg.eigh(up.T @ up)[1][:, -1]  # up vectors as lines: turned tiles count
@@ -181,7 +206,7 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     if aligned.sum() < max(3, 0.5 * n):
         return off
     off |= ~aligned
-    # The rack's rows, along its way: depth down the rack, rows split at half a tile.
+    # The rack's rows, along its way: depth down the rack, split at gaps (`ROW_GAP`).
     if (along[aligned] >= 0).sum() < (along[aligned] < 0).sum():
         axis = -axis
     centres, _r, _d, _w, heights = tile_frames(q)
@@ -190,25 +215,39 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     idx = np.nonzero(aligned)[0]
     idx = idx[np.argsort(depth[idx])]
     rows, current = [], [idx[0]]
-    for i in idx[1:]:
-        if depth[i] - np.mean(depth[current]) > 0.5 * height:
+    for prev, i in zip(idx[:-1], idx[1:], strict=True):
+        if depth[i] - depth[prev] > ROW_GAP * height:
             rows.append(current)
             current = []
         current.append(i)
     rows.append(current)
     if len(rows) <= 1:
         return off
-    level = [float(np.mean(depth[r])) for r in rows]
-    fullest = max(range(len(rows)), key=lambda k: len(rows[k]))
-    tiers = {fullest}
-    near = [k for k in range(len(rows))
-            if k != fullest and abs(level[k] - level[fullest]) <= TIER_STEP * height]
-    if near:
-        tiers.add(max(near, key=lambda k: len(rows[k])))
-    for k, row in enumerate(rows):
-        if k not in tiers:
-            off[row] = True
+    for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height)):
+        off[rows[k]] = True
     return off
+
+
+def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float) -> list[int]:
+    """The rows that stand on the stand: its fullest row, then row by row up and down the
+    rack while the next row lies within a tier step of the last tier taken (a chain, so a
+    three-tier stand's rows all count) and is not foreshortened as tiles lying flat are
+    (`FLAT_SHARE`), at most MAX_TIERS. Of the two rows next to the tiers taken so far, the
+    fuller one is taken first."""
+    level = [float(np.mean(depth[r])) for r in rows]
+    tall = [float(np.median(heights[r])) for r in rows]
+    fullest = max(range(len(rows)), key=lambda k: len(rows[k]))
+    lo = hi = fullest
+    while hi - lo + 1 < MAX_TIERS:
+        tier_height = float(np.median(np.concatenate([heights[r] for r in rows[lo:hi + 1]])))
+        nexts = [k for k in (lo - 1, hi + 1) if 0 <= k < len(rows)
+                 and abs(level[k] - level[lo if k < lo else hi]) <= TIER_STEP * height
+                 and tall[k] >= FLAT_SHARE * tier_height]
+        if not nexts:
+            break
+        k = max(nexts, key=lambda k: len(rows[k]))
+        lo, hi = min(lo, k), max(hi, k)
+    return list(range(lo, hi + 1))
 
 
 def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:
