@@ -15,7 +15,7 @@ from contextlib import ExitStack
 import httpx
 import pytest
 
-from tests.server_helpers import ServerProcess
+from tests.server_helpers import ServerProcess, two_processes
 
 PLAYERS = [f"P{n:02d}" for n in range(1, 13)]
 WITHIN_S = 1.0
@@ -23,16 +23,9 @@ WITHIN_S = 1.0
 
 @pytest.fixture(scope="module")
 def hall(postgres_server, tmp_path_factory):
-    url = postgres_server.new_database()
-    servers = [ServerProcess(tmp_path_factory.mktemp(f"live{k}"), db=url) for k in (1, 2)]
-    try:
-        servers[0].start(timeout=180)  # one first: it migrates the database
-        servers[1].start(timeout=180)
+    folders = [tmp_path_factory.mktemp(f"live{k}") for k in (1, 2)]
+    with two_processes(postgres_server, folders, timeout=180) as servers:
         yield servers
-    finally:
-        for server in servers:
-            server.stop()
-        postgres_server.drop_database(url, missing_ok=True)
 
 
 def _socket(sockets: ExitStack, server: ServerProcess, tournament: str, token: str):
