@@ -30,6 +30,14 @@ def tile_reader():
     return load_tile_reader()
 
 
+@pytest.fixture(scope="module")
+def valid_by_key(real_photos_dir):
+    """The held-out valid/ photos by their key (the gates' tests paint and blur them)."""
+    from training.real_data import load_split
+
+    return {p.key: p for p in load_split("valid", real_photos_dir)}
+
+
 # The game server's tests: `app` is a server on a fresh SQLite file in the test's own
 # folder (a test module with other settings defines its own `app`), `client` talks to it
 # through FastAPI's TestClient with its lifespan run, so the models are loaded once per app.

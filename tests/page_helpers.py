@@ -205,6 +205,22 @@ def launch(playwright, video: Path | None = None):
     return playwright.chromium.launch(executable_path=chromium_path(), args=args)
 
 
+def untimed_round(page, server: Server) -> None:
+    """Ann and Ben's game, without a turn timer, created on the table page and its first
+    round started: the page is on its play screen."""
+    from playwright.sync_api import expect
+
+    page.goto(f"http://{LAN_NAME}:{server.port}/?t={server.table_token}")
+    names = page.locator("#players .player")
+    names.nth(0).fill("Ann")
+    names.nth(1).fill("Ben")
+    page.uncheck("#timer-on")
+    page.click("#create-game")
+    expect(page.locator("#screen-start")).to_be_visible()
+    page.click("#start-round")
+    expect(page.locator("#screen-play")).to_be_visible()
+
+
 def phone_context(browser, server: Server, *, camera: bool = False):
     context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
                                   has_touch=True, accept_downloads=True)

@@ -8,6 +8,7 @@ sets are put back, so each photo shows exactly the table a turn should leave.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -216,3 +217,19 @@ class ServerProcess:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+@contextlib.contextmanager
+def two_processes(postgres_server, folders: list[Path], timeout: float = 120.0):
+    """A hall: two `rummikub serve` processes (data in `folders`) on one fresh PostgreSQL
+    database, dropped afterwards. The first starts alone: it migrates the database."""
+    url = postgres_server.new_database()
+    servers = [ServerProcess(folder, db=url) for folder in folders]
+    try:
+        for server in servers:
+            server.start(timeout=timeout)
+        yield servers
+    finally:
+        for server in servers:
+            server.stop()
+        postgres_server.drop_database(url, missing_ok=True)

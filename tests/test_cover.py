@@ -20,23 +20,9 @@ from vision.game import cover
 COVERED = ("rummy4-1", "rummy-42")
 
 
-@pytest.fixture(scope="module")
-def valid(real_photos_dir):
-    from training.real_data import load_split
-
-    return {p.key: p for p in load_split("valid", real_photos_dir)}
-
-
-@pytest.fixture(scope="module")
-def reader():
-    from tests.server_helpers import reader
-
-    return reader()
-
-
-def painted(reader, image: np.ndarray) -> np.ndarray:
+def painted(tile_reader, image: np.ndarray) -> np.ndarray:
     """The photo with a hand resting over its middle tile found, the arm to the bottom."""
-    found = reader.read(image)
+    found = tile_reader.read(image)
     size = float(np.median(np.linalg.norm(found.corners[:, 3] - found.corners[:, 0], axis=1)))
     centre = found.corners.mean(axis=1)[len(found) // 2]
     return _hand(image.astype(np.float32), (centre[0], centre[1] + 0.3 * size), 0.9 * size,
@@ -54,31 +40,31 @@ def test_a_photo_without_tiles_has_nothing_to_cover():
     assert cover.measure(np.full((300, 400, 3), 120, np.uint8), empty).problems() == []
 
 
-def test_no_clean_valid_photo_is_taken_for_covered(reader, valid):
-    for key, photo in valid.items():
+def test_no_clean_valid_photo_is_taken_for_covered(tile_reader, valid_by_key):
+    for key, photo in valid_by_key.items():
         image = photo.read()
-        found = cover.check(image, reader.read(image))
+        found = cover.check(image, tile_reader.read(image))
         assert found.problems() == [], (key, found.area)
 
 
 @pytest.mark.parametrize("key", COVERED)
-def test_a_hand_over_the_tiles_is_refused_with_words(reader, valid, key):
-    image = painted(reader, valid[key].read())
+def test_a_hand_over_the_tiles_is_refused_with_words(tile_reader, valid_by_key, key):
+    image = painted(tile_reader, valid_by_key[key].read())
     with pytest.raises(cover.PhotoCovered) as refused:
-        cover.refuse_covered(image, reader.read(image))
+        cover.refuse_covered(image, tile_reader.read(image))
     assert str(refused.value) == cover.WORDS
     assert refused.value.cover.area >= cover.MAX_AREA
 
 
-def test_a_big_photo_is_judged_on_its_reduced_decode(reader, valid):
+def test_a_big_photo_is_judged_on_its_reduced_decode(tile_reader, valid_by_key):
     # The command line's and the server's Photo: the same verdict as its pixels give.
     from vision.recognition.decode import Photo
 
-    clean = valid["rummy4-1"].read()
-    for image, want in ((clean, []), (painted(reader, clean), ["covered"])):
+    clean = valid_by_key["rummy4-1"].read()
+    for image, want in ((clean, []), (painted(tile_reader, clean), ["covered"])):
         big = cv2.resize(image, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)
         photo = Photo.from_bytes(jpeg(big))
-        assert cover.check(photo, reader.read(photo)).problems() == want
+        assert cover.check(photo, tile_reader.read(photo)).problems() == want
 
 
 def _rummikub(*args, cwd):
@@ -89,11 +75,12 @@ def _rummikub(*args, cwd):
 
 
 @pytest.mark.parametrize("command", ["scan", "turn"])
-def test_a_command_refuses_a_covered_photo_in_one_line(tmp_path, reader, valid, command):
+def test_a_command_refuses_a_covered_photo_in_one_line(tmp_path, tile_reader, valid_by_key,
+                                                         command):
     clean_path, covered_path = tmp_path / "clean.jpg", tmp_path / "covered.jpg"
-    image = valid["rummy4-1"].read()
+    image = valid_by_key["rummy4-1"].read()
     clean_path.write_bytes(jpeg(image))
-    covered_path.write_bytes(jpeg(painted(reader, image)))
+    covered_path.write_bytes(jpeg(painted(tile_reader, image)))
     args = {"scan": [covered_path], "turn": [clean_path, covered_path]}[command]
     run = _rummikub(command, *args, cwd=tmp_path)
     assert run.returncode == 2, (run.stdout, run.stderr)
@@ -102,21 +89,22 @@ def test_a_command_refuses_a_covered_photo_in_one_line(tmp_path, reader, valid, 
     assert "Traceback" not in run.stderr
 
 
-def test_the_clean_photo_is_judged_by_the_command(tmp_path, valid):
+def test_the_clean_photo_is_judged_by_the_command(tmp_path, valid_by_key):
     path = tmp_path / "clean.jpg"
-    path.write_bytes(jpeg(valid["rummy4-1"].read()))
+    path.write_bytes(jpeg(valid_by_key["rummy4-1"].read()))
     run = _rummikub("scan", path, cwd=tmp_path)
-    assert run.returncode in (0, 1), run.stderr  # a verdict, valid or not
+    assert run.returncode in (0, 1), run.stderr  # a verdict, valid_by_key or not
     assert "covers" not in run.stderr
 
 
-def test_the_server_refuses_a_covered_photo_with_422_and_its_id(client, app, reader, valid):
+def test_the_server_refuses_a_covered_photo_with_422_and_its_id(client, app, tile_reader,
+                                                                 valid_by_key):
     from tests.server_helpers import new_game, start_round, upload
 
     game = new_game(client, app)
     start_round(client, game)
-    image = valid["rummy-42"].read()
-    refused = upload(client, game, "photo", jpeg(painted(reader, image)))
+    image = valid_by_key["rummy-42"].read()
+    refused = upload(client, game, "photo", jpeg(painted(tile_reader, image)))
     assert refused.status_code == 422, refused.text
     assert refused.json()["detail"] == cover.WORDS
     assert refused.json()["message_id"] == {"id": "photo.covered", "params": {}}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.page_helpers import LAN_NAME, Server, chromium_path, launch
+from tests.page_helpers import Server, chromium_path, launch, untimed_round
 from tests.test_cover import jpeg, painted
 
 I18N = Path(__file__).resolve().parent.parent / "app" / "static" / "i18n"
@@ -50,14 +50,7 @@ def test_a_covered_photo_is_refused_in_the_page_language(server, photos, locale,
                                    locale=locale).new_page()
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"http://{LAN_NAME}:{server.port}/?t={server.table_token}")
-        names = page.locator("#players .player")
-        names.nth(0).fill("Ann")
-        names.nth(1).fill("Ben")
-        page.uncheck("#timer-on")
-        page.click("#create-game")
-        page.click("#start-round")
-        expect(page.locator("#screen-play")).to_be_visible()
+        untimed_round(page, server)
         page.locator("#table-photo").set_input_files(str(covered))
         expect(page.locator("#toast")).to_contain_text(words, timeout=30_000)
         assert page.evaluate("() => window.rummikub.state.reading") in (None, {})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.page_helpers import LAN_NAME, Server, chromium_path, launch, turn_photos
+from tests.page_helpers import Server, chromium_path, launch, turn_photos, untimed_round
 
 PHONE = {"width": 412, "height": 915}
 LAPTOP = {"width": 1366, "height": 768}
@@ -32,15 +32,7 @@ def _photographed(browser, server, viewport, photo):
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"http://{LAN_NAME}:{server.port}/?t={server.table_token}")
-    names = page.locator("#players .player")
-    names.nth(0).fill("Ann")
-    names.nth(1).fill("Ben")
-    page.uncheck("#timer-on")
-    page.click("#create-game")
-    expect(page.locator("#screen-start")).to_be_visible()
-    page.click("#start-round")
-    expect(page.locator("#screen-play")).to_be_visible()
+    untimed_round(page, server)
     page.locator("#table-photo").set_input_files(str(photo))
     expect(page.locator("#table-line")).not_to_be_empty(timeout=30_000)
     page.wait_for_function("() => document.querySelector('#photo').complete")

@@ -159,3 +159,17 @@ def test_a_photo_showing_the_horizon_keeps_every_tile_in_its_view():
     in_view = _apply(np.linalg.inv(view.to_photo), quads.mean(axis=1))
     h, w = view.image.shape[:2]
     assert np.all((in_view >= 0) & (in_view < [w, h]))
+
+
+def test_two_outlines_are_one_tile_when_either_centre_is_inside_the_other():
+    from vision.recognition.plane_view import same_tiles
+
+    def square(x, y, side):
+        return [[x, y], [x + side, y], [x + side, y + side], [x, y + side]]
+
+    big = np.array([square(0, 0, 100)], np.float32)
+    inside_corner = square(5, 5, 20)  # its centre is in `big`, big's centre is not in it
+    apart = square(300, 300, 20)
+    small = np.array([inside_corner, apart], np.float32)
+    assert same_tiles(big, small).tolist() == [[True, False]]
+    assert same_tiles(small, big).tolist() == [[True], [False]]

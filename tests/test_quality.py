@@ -73,30 +73,16 @@ def test_with_no_tile_found_the_photo_itself_is_judged_for_light():
 
 
 # ----------------------------------------------------------------------------- real photos
-@pytest.fixture(scope="module")
-def valid(real_photos_dir):
-    from training.real_data import load_split
-
-    return {p.key: p for p in load_split("valid", real_photos_dir)}
-
-
-@pytest.fixture(scope="module")
-def reader():
-    from tests.server_helpers import reader
-
-    return reader()
-
-
-def _reading(reader, photo, image):
-    det = reader.read(image)
+def _reading(tile_reader, photo, image):
+    det = tile_reader.read(image)
     counts = count_tiles(det, [(t.code, t.polygon) for t in photo.tiles])
     return counts, quality.check(image, det).problems()
 
 
-def test_no_clean_valid_photo_is_refused(reader, valid):
-    for key, photo in valid.items():
+def test_no_clean_valid_photo_is_refused(tile_reader, valid_by_key):
+    for key, photo in valid_by_key.items():
         image = photo.read()
-        assert quality.check(image, reader.read(image)).problems() == [], key
+        assert quality.check(image, tile_reader.read(image)).problems() == [], key
 
 
 @pytest.mark.parametrize("key", PHOTOS)
@@ -105,49 +91,50 @@ def test_no_clean_valid_photo_is_refused(reader, valid):
     (motion(5, 0), motion(19, 0)),
     (motion(5, 90), motion(19, 90)),
 ], ids=["gaussian", "motion-across", "motion-down"])
-def test_blur_is_read_right_below_the_gate_and_refused_past_it(reader, valid, key, below, past):
-    photo = valid[key]
+def test_blur_is_read_right_below_the_gate_and_refused_past_it(tile_reader, valid_by_key, key,
+                                                               below, past):
+    photo = valid_by_key[key]
     image = photo.read()
-    clean, _ = _reading(reader, photo, image)
-    mild, mild_problems = _reading(reader, photo, below(image))
+    clean, _ = _reading(tile_reader, photo, image)
+    mild, mild_problems = _reading(tile_reader, photo, below(image))
     assert mild_problems == [] and mild == clean
-    _, problems = _reading(reader, photo, past(image))
+    _, problems = _reading(tile_reader, photo, past(image))
     assert problems == ["too blurred"]
 
 
 @pytest.mark.parametrize("key", PHOTOS)
-def test_dark_and_overexposed_photos_are_refused(reader, valid, key):
-    photo = valid[key]
+def test_dark_and_overexposed_photos_are_refused(tile_reader, valid_by_key, key):
+    photo = valid_by_key[key]
     image = photo.read()
-    clean, _ = _reading(reader, photo, image)
-    dim, dim_problems = _reading(reader, photo, exposure(0.3, noise=2.0)(image))
+    clean, _ = _reading(tile_reader, photo, image)
+    dim, dim_problems = _reading(tile_reader, photo, exposure(0.3, noise=2.0)(image))
     assert dim_problems == [] and dim == clean
-    assert _reading(reader, photo, exposure(0.1, noise=2.0)(image))[1] == ["too dark"]
-    assert _reading(reader, photo, exposure(2.5)(image))[1] == ["overexposed"]
+    assert _reading(tile_reader, photo, exposure(0.1, noise=2.0)(image))[1] == ["too dark"]
+    assert _reading(tile_reader, photo, exposure(2.5)(image))[1] == ["overexposed"]
 
 
-def test_a_refused_photo_of_a_big_file_is_measured_on_its_reduced_decode(reader, valid):
+def test_a_refused_photo_of_a_big_file_is_measured_on_its_reduced_decode(tile_reader, valid_by_key):
     # A Photo (the command line's and the server's) is judged as its pixels are.
     from vision.recognition.decode import Photo
 
-    image = gaussian(4.0)(valid["rummy4-1"].read())
+    image = gaussian(4.0)(valid_by_key["rummy4-1"].read())
     big = cv2.resize(image, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)
     ok, data = cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 95])
     photo = Photo.from_bytes(data.tobytes())
     with pytest.raises(quality.PhotoUnfit, match="too blurred"):
-        quality.refuse_unfit(photo, reader.read(photo))
+        quality.refuse_unfit(photo, tile_reader.read(photo))
 
 
 # ----------------------------------------------------------------------------- the tracker
-def test_a_refused_frame_never_becomes_the_table(reader, valid):
-    image = valid["rummy-29"].read()
-    det = reader.read(image)
+def test_a_refused_frame_never_becomes_the_table(tile_reader, valid_by_key):
+    image = valid_by_key["rummy-29"].read()
+    det = tile_reader.read(image)
     tracker = TableTracker(hold=2, window=4)
     for _ in range(3):
         update = tracker.push(det, t=0.0)
     stable = update.stable
     assert stable is not None and len(stable) == len(det)
-    blurred = reader.read(gaussian(4.0)(image))
+    blurred = tile_reader.read(gaussian(4.0)(image))
     unfit = quality.check(gaussian(4.0)(image), blurred).problems()
     assert unfit == ["too blurred"]
     for _ in range(5):

@@ -19,24 +19,16 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from tests.server_helpers import GROUP_9S, RUN_R2_R5, ServerProcess, table_photo
+from tests.server_helpers import GROUP_9S, RUN_R2_R5, table_photo, two_processes
 
 FIRST_MELD = table_photo(RUN_R2_R5, GROUP_9S)
 
 
 @pytest.fixture(scope="module")
 def hall(postgres_server, tmp_path_factory):
-    url = postgres_server.new_database()
-    servers = [ServerProcess(tmp_path_factory.mktemp(f"p{k}"), db=url) for k in (1, 2)]
-    try:
-        # One first (it migrates the database), then the other.
-        servers[0].start(timeout=120)
-        servers[1].start(timeout=120)
+    folders = [tmp_path_factory.mktemp(f"p{k}") for k in (1, 2)]
+    with two_processes(postgres_server, folders) as servers:
         yield servers
-    finally:
-        for server in servers:
-            server.stop()
-        postgres_server.drop_database(url, missing_ok=True)
 
 
 def _clients(hall):

@@ -15,7 +15,7 @@ from contextlib import ExitStack
 import httpx
 import pytest
 
-from tests.server_helpers import ServerProcess
+from tests.server_helpers import ServerProcess, two_processes
 
 PLAYERS = [f"P{n:02d}" for n in range(1, 13)]
 WITHIN_S = 1.0
@@ -23,16 +23,9 @@ WITHIN_S = 1.0
 
 @pytest.fixture(scope="module")
 def hall(postgres_server, tmp_path_factory):
-    url = postgres_server.new_database()
-    servers = [ServerProcess(tmp_path_factory.mktemp(f"live{k}"), db=url) for k in (1, 2)]
-    try:
-        servers[0].start(timeout=180)  # one first: it migrates the database
-        servers[1].start(timeout=180)
+    folders = [tmp_path_factory.mktemp(f"live{k}") for k in (1, 2)]
+    with two_processes(postgres_server, folders, timeout=180) as servers:
         yield servers
-    finally:
-        for server in servers:
-            server.stop()
-        postgres_server.drop_database(url, missing_ok=True)
 
 
 def _socket(sockets: ExitStack, server: ServerProcess, tournament: str, token: str):
@@ -54,17 +47,26 @@ def _next_change(ws, part: str, since: float) -> tuple[dict, float]:
     raise AssertionError(f"no change of {part!r} in 10 s")
 
 
+def _club_in_round_1(http: httpx.Client, made_at: ServerProcess, started_at: ServerProcess,
+                     name: str, timer: str) -> dict:
+    """A club tournament of PLAYERS made (and seated) through one process, its round 1
+    started through `started_at`: the answer that made it (its id and tokens)."""
+    made = http.post(f"{made_at.base}/api/tournaments", headers={"X-Token": made_at.table_token},
+                     json={"name": name, "format": "club", "timer": timer,
+                           "switches": {"rounds": 2, "games_per_round": 1}}).json()
+    tid, director = made["tournament"], {"X-Token": made["director_token"]}
+    assert http.post(f"{made_at.base}/api/tournaments/{tid}/players", headers=director,
+                     json={"players": PLAYERS}).is_success
+    assert http.post(f"{started_at.base}/api/tournaments/{tid}/rounds", headers=director,
+                     json={"round": 1}).is_success
+    return made
+
+
 def test_what_is_done_through_one_process_reaches_the_other_s_sockets_within_1_s(hall):
     a, b = hall
     with httpx.Client(base_url=a.base, timeout=60) as http:
-        made = http.post("/api/tournaments", headers={"X-Token": a.table_token}, json={
-            "name": "Two halls", "format": "club", "timer": "2min",
-            "switches": {"rounds": 2, "games_per_round": 1}}).json()
+        made = _club_in_round_1(http, a, a, "Two halls", "2min")
         tid, director = made["tournament"], {"X-Token": made["director_token"]}
-        assert http.post(f"/api/tournaments/{tid}/players", headers=director,
-                         json={"players": PLAYERS}).is_success
-        assert http.post(f"/api/tournaments/{tid}/rounds", headers=director,
-                         json={"round": 1}).is_success
         table = http.get(f"/api/tournaments/{tid}/console", headers=director).json()["tables"][0]
         game, phone = f"/api/games/{table['game_id']}", {"X-Token": table["token"]}
         delays = {}
@@ -135,14 +137,8 @@ def test_the_console_socket_passes_through_the_hall_s_nginx_example(hall):
     proxy = Nginx([a.port, b.port]).start()
     try:
         with httpx.Client(timeout=60) as http, ExitStack() as sockets:
-            made = http.post(f"{a.base}/api/tournaments", headers={"X-Token": a.table_token},
-                             json={"name": "Proxied", "format": "club", "timer": "1min",
-                                   "switches": {"rounds": 2, "games_per_round": 1}}).json()
+            made = _club_in_round_1(http, a, b, "Proxied", "1min")
             tid, director = made["tournament"], {"X-Token": made["director_token"]}
-            assert http.post(f"{a.base}/api/tournaments/{tid}/players", headers=director,
-                             json={"players": PLAYERS}).is_success
-            assert http.post(f"{b.base}/api/tournaments/{tid}/rounds", headers=director,
-                             json={"round": 1}).is_success
             console = _socket(sockets, proxy, tid, made["director_token"])
             for k, server in enumerate((a, b, a, b)):
                 sent = time.perf_counter()

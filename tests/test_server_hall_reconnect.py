@@ -12,22 +12,14 @@ import httpx
 import pytest
 
 from tests.live_helpers import FIRST_MELD
-from tests.server_helpers import ServerProcess
+from tests.server_helpers import ServerProcess, two_processes
 from tests.test_server_live_hidden import code, with_hand
 
 
 @pytest.fixture
 def pair(postgres_server, tmp_path):
-    url = postgres_server.new_database()
-    servers = [ServerProcess(tmp_path / f"p{k}", db=url) for k in (1, 2)]
-    try:
-        servers[0].start(timeout=120)  # it migrates the database first
-        servers[1].start(timeout=120)
+    with two_processes(postgres_server, [tmp_path / f"p{k}" for k in (1, 2)]) as servers:
         yield servers
-    finally:
-        for server in servers:
-            server.stop()
-        postgres_server.drop_database(url, missing_ok=True)
 
 
 def _connect(server: ServerProcess, game: dict):

@@ -22,7 +22,7 @@ import numpy as np
 from vision.recognition.body_colour import unlike_the_other_finds
 from vision.recognition.detections import TileDetections
 from vision.recognition.labels import TILE_CLASSES
-from vision.recognition.plane_view import merge_readings, points_in_quads
+from vision.recognition.plane_view import merge_readings, same_tiles
 from vision.recognition.sessions import ModelsMissing, ModelUnreadable, read_sidecar
 from vision.recognition.settings import MODELS_DIR
 from vision.recognition.squashed_view import (
@@ -353,8 +353,7 @@ class TileReader:
         corners to `image_bgr`'s pixels."""
         new = np.ones(len(merged), bool)
         if len(first):
-            new = ~(points_in_quads(merged.centers, first.corners).any(axis=1)
-                    | points_in_quads(first.centers, merged.corners).any(axis=0))
+            new = ~same_tiles(merged.corners, first.corners).any(axis=1)
         if not new.any():
             return merged
         from vision.recognition.rectify import rectify_tiles

@@ -134,8 +134,7 @@ def merge_readings(first: TileDetections, second: TileDetections) -> TileDetecti
         return first
     if len(first) == 0:
         return second
-    same = (points_in_quads(second.centers, first.corners)
-            | points_in_quads(first.centers, second.corners).T)  # (second, first)
+    same = same_tiles(second.corners, first.corners)  # (second, first)
     kept_second = np.zeros(len(second), bool)
     kept_first = np.zeros(len(first), bool)
     order = np.argsort(-np.concatenate([second.tile_scores, first.tile_scores]), kind="stable")
@@ -146,6 +145,13 @@ def merge_readings(first: TileDetections, second: TileDetections) -> TileDetecti
             i = k - len(second)
             kept_first[i] = not (same[:, i] & kept_second).any()
     return TileDetections.concat([second[kept_second], first[kept_first]])
+
+
+def same_tiles(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(A, B) bool: outline a (corners (A, 4, 2)) and outline b are one tile, as every
+    pass's readings are paired: either's centre inside the other's outline."""
+    a, b = np.asarray(a), np.asarray(b)
+    return points_in_quads(a.mean(axis=1), b) | points_in_quads(b.mean(axis=1), a).T
 
 
 def points_in_quads(points: np.ndarray, quads: np.ndarray) -> np.ndarray:

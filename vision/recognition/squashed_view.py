@@ -27,7 +27,7 @@ import numpy as np
 
 from vision.recognition.detections import TileDetections
 from vision.recognition.fine_scale import MAX_LONG_SIDE
-from vision.recognition.plane_view import points_in_quads
+from vision.recognition.plane_view import points_in_quads, same_tiles
 
 # The photo is stretched upright by each of these (a flat tile seen 30 and 20 degrees up
 # is squashed about 2 and 3 times); together they find more than either alone.
@@ -139,8 +139,7 @@ def on_tiles(quads: np.ndarray, tiles: np.ndarray) -> np.ndarray:
     tiles = np.asarray(tiles, np.float64).reshape(-1, 4, 2)
     if len(quads) == 0 or len(tiles) == 0:
         return np.zeros(len(quads), bool)
-    return (points_in_quads(quads.mean(axis=1), tiles).any(axis=1)
-            | points_in_quads(tiles.mean(axis=1), quads).any(axis=0))
+    return same_tiles(quads, tiles).any(axis=1)
 
 
 def merge_stretched(first: TileDetections, seen: TileDetections) -> TileDetections:
@@ -157,8 +156,7 @@ def merge_stretched(first: TileDetections, seen: TileDetections) -> TileDetectio
         return first
     if len(first) == 0:
         return seen
-    same = (points_in_quads(seen.centers, first.corners)
-            | points_in_quads(first.centers, seen.corners).T)  # (seen, first)
+    same = same_tiles(seen.corners, first.corners)  # (seen, first)
     doubt_first = 1 - first.class_probs.max(axis=1)
     doubt_seen = 1 - seen.class_probs.max(axis=1)
     surer = (replaceable(first)[None, :]

@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from app.server.auth import same, token_of
 from app.server.hallfeed import PARTS, SCREEN_PARTS, HallFeed, TooMany
 from app.server.limits import MessageRate
-from app.server.routers.table import FLOOD_WORDS, RATE_WORDS
+from app.server.routers.sockets import receive_within
 from app.server.routers.tournaments import watcher
 
 router = APIRouter(tags=["tournaments"])
@@ -69,17 +69,7 @@ async def live(ws: WebSocket, tournament_id: str):
     sending = asyncio.get_running_loop().create_task(sender())
     rate = MessageRate()
     try:
-        while True:
-            message = await ws.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            if not rate.take():
-                if rate.flooding:
-                    await ws.close(code=1008, reason=FLOOD_WORDS)
-                    break
-                if rate.refused_in_a_row == 1:  # said once per run of refusals
-                    listening.say({"type": "error", "detail": RATE_WORDS})
-                continue
+        while (message := await receive_within(ws, rate, listening.say)) is not None:
             try:
                 kind = json.loads(message.get("text") or "").get("type")
             except (ValueError, AttributeError):

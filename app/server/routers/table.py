@@ -22,18 +22,15 @@ from app.server import schemas
 from app.server.auth import game_access, token_of
 from app.server.frames import POSTED, CameraTaken, offer
 from app.server.games import GameError
-from app.server.limits import SOCKET_BURST, SOCKET_RATE, MessageRate
+from app.server.limits import MessageRate
 from app.server.messages import say
 from app.server.refusals import Refused
 from app.server.routers.deps import MAX_ID, Play, Watch, service
 from app.server.routers.games import ERRORS
+from app.server.routers.sockets import receive_within
 from app.server.uploads import budgeted_photo, check_type, upload_bytes
 
 router = APIRouter(prefix="/api/games", tags=["table"])
-
-RATE_WORDS = (f"too many messages: a live socket may send {SOCKET_RATE:g} a second "
-              f"(bursts of {SOCKET_BURST}); the ones over that were dropped")
-FLOOD_WORDS = "too many messages, too fast: socket closed"
 
 UPLOAD_ERRORS = {**ERRORS,
                  400: {"model": schemas.Problem, "description": "corrupt or truncated photo"},
@@ -275,18 +272,7 @@ async def live(ws: WebSocket, game_id: str):
     seq = 0
     rate = MessageRate()
     try:
-        while True:
-            message = await ws.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            if not rate.take():
-                if rate.flooding:
-                    await ws.close(code=1008, reason=FLOOD_WORDS)
-                    break
-                if rate.refused_in_a_row == 1:  # said once per run of refusals
-                    offer(queue, {"type": "error", "detail": RATE_WORDS,
-                                  "refused": rate.refused})
-                continue
+        while (message := await receive_within(ws, rate, lambda m: offer(queue, m))) is not None:
             data, text = message.get("bytes"), message.get("text")
             if data is not None:
                 if not access.can_play:
