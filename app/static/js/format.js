@@ -127,6 +127,10 @@ export function verdictHtml(v, { meldNeeded = 30 } = {}) {
   if (v.left_table && v.left_table.length) {
     parts.push(`<dt>${esc(t("verdict.left_table"))}</dt><dd>${chips(v.left_table, { extra: "back" })}</dd>`);
   }
+  // Tiles under a hand when the turn was judged: kept on the table, named for a look.
+  if (v.hidden && v.hidden.length) {
+    parts.push(`<dt>${esc(t("verdict.hidden"))}</dt><dd class="hidden-tiles">${chips(v.hidden)} <span class="muted">${esc(t("verdict.hidden_note"))}</span></dd>`);
+  }
   if (v.draws && !v.penalty) parts.push(`<dt>${esc(t("verdict.draw"))}</dt><dd><b class="big">${esc(t("tiles.count", { count: v.draws }))}</b></dd>`);
   if (v.time_used_s != null) parts.push(`<dt>${esc(t("verdict.time_used"))}</dt><dd>${clock(v.time_used_s)}</dd>`);
   parts.push(`</dl>`);
