@@ -330,18 +330,17 @@ class TileReader:
             # it finds on them is not read at all.
             merge, fixed = merge_stretched, to_image(first.corners[~replaceable(first)])
         for factor in STRETCHES:
-            start = time.perf_counter()
-            side = stretched_side(long_side, multiple, image_bgr.shape, factor) \
-                if long_side else None
-            found, scores = self.detector.detect(stretched(image_bgr, factor), long_side=side)
-            step = f"detect.stretched_{factor:g}"
-            timings[step] = time.perf_counter() - start
-            timings["detect"] += timings[step]
-            timings["classify.first_pass"] = timings.get("classify", 0.0)  # the pass adds
-            found = from_stretched(found, factor, image_bgr.shape[0])
-            other = ~on_tiles(found, fixed)
-            seen = read_finds(found[other], np.asarray(scores)[other])
-            detections = merge(detections, seen)
+            def detect(factor=factor):
+                side = stretched_side(long_side, multiple, image_bgr.shape, factor) \
+                    if long_side else None
+                found, scores = self.detector.detect(stretched(image_bgr, factor),
+                                                     long_side=side)
+                found = from_stretched(found, factor, image_bgr.shape[0])
+                other = ~on_tiles(found, fixed)
+                return found[other], np.asarray(scores)[other]
+
+            detections = self._second_pass(detections, timings, f"detect.stretched_{factor:g}",
+                                           time.perf_counter(), detect, read_finds, merge)
         return self._checked_new_finds(image_bgr, first, detections, to_image)
 
     def _checked_new_finds(self, image_bgr: np.ndarray, first: TileDetections,
@@ -365,14 +364,15 @@ class TileReader:
         return merged[~drop]
 
     def _second_pass(self, detections: TileDetections, timings: dict, step: str,
-                     start: float, detect, read_finds) -> TileDetections:
-        """`detections` merged tile by tile with a second pass (`detect()` -> quads and
-        scores, read by `read_finds`), its detection timed as `step` from `start`."""
+                     start: float, detect, read_finds, merge=merge_readings) -> TileDetections:
+        """`detections` merged tile by tile (`merge`) with a second pass (`detect()` ->
+        quads and scores, read by `read_finds`), its detection timed as `step` from
+        `start`."""
         found, scores = detect()
         timings[step] = time.perf_counter() - start
         timings["detect"] += timings[step]
         timings["classify.first_pass"] = timings.get("classify", 0.0)  # the second adds to it
-        return merge_readings(detections, read_finds(found, scores))
+        return merge(detections, read_finds(found, scores))
 
     def _classified(self, image_bgr: np.ndarray, quads, scores, timings: dict,
                     full_shape=None) -> TileDetections:
