@@ -110,10 +110,9 @@ class _Reader:
         self.picture = None  # the last photo small (160 px wide, BGR): what its places show
 
     def read(self, path: str):
-        from vision.game.cover import refuse_covered
+        from vision.game.cover import read_lone_photo
         from vision.recognition.decode import PhotoError, open_photo
         from vision.recognition.pipeline import ModelsMissing, TileReader
-        from vision.recognition.quality import refuse_unfit
 
         if self._reader is None:
             try:
@@ -127,9 +126,8 @@ class _Reader:
             # checked now; decoded (only as far as the reading needs) by the reader
             photo = open_photo(path)
             self.frame = (photo.width, photo.height)
-            detections = self._reader.read(photo)
-            refuse_unfit(photo, detections)  # too blurred, dark or overexposed: never judged
-            refuse_covered(photo, detections)  # a hand over part of the tiles: never judged
+            # too blurred, dark or overexposed, or a hand over its tiles: never judged
+            detections = read_lone_photo(self._reader, photo)
             self.picture = _small_picture(photo)
             return detections
         except PhotoError as error:

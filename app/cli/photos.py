@@ -56,15 +56,12 @@ def scan_photo(reader, path: str, *, rules, annotator=None,
     """Read one photo -> the scan JSON object. Raises vision.recognition.decode.PhotoError
     (a photo too blurred, dark or overexposed to read is one: PhotoUnfit; one with a
     hand over its tiles another: PhotoCovered)."""
-    from vision.game.cover import refuse_covered
+    from vision.game.cover import read_lone_photo
     from vision.game.table import judge_table
     from vision.recognition.decode import open_photo
-    from vision.recognition.quality import refuse_unfit
 
     photo = open_photo(path)  # checked now; decoded only as far as the reading needs
-    detections = reader.read(photo)
-    refuse_unfit(photo, detections)  # too blurred, dark or overexposed: PhotoUnfit
-    refuse_covered(photo, detections)  # a hand over part of the table: PhotoCovered
+    detections = read_lone_photo(reader, photo)  # PhotoUnfit, PhotoCovered: never judged
     table = judge_table(detections, rules, frame=(photo.width, photo.height))
     detections = table.detections  # the rules may have re-read a tile
     result: dict = {

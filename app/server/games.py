@@ -42,10 +42,10 @@ from referee import (
 from referee.editions import SETTINGS
 from referee.reasons import reason_refs
 from referee.timer import timeout_penalty
-from vision.game.cover import PhotoCovered, refuse_covered
+from vision.game.cover import PhotoCovered, read_lone_photo
 from vision.recognition.decode import Photo, PhotoError
 from vision.recognition.detections import TileDetections
-from vision.recognition.quality import PhotoUnfit, refuse_unfit
+from vision.recognition.quality import PhotoUnfit
 
 log = logging.getLogger("rummikub.server")
 
@@ -1043,9 +1043,7 @@ class GameService:
         overexposed to read, or with a hand over its tiles, is refused (422) with what to
         do, never judged."""
         try:
-            detections = self.reader.read(photo.photo)
-            refuse_unfit(photo.photo, detections)
-            refuse_covered(photo.photo, detections)
+            detections = read_lone_photo(self.reader, photo.photo)
         except PhotoUnfit as error:
             raise GameError(unfit_message(error.problems), 422) from None
         except PhotoCovered:

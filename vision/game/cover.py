@@ -201,3 +201,16 @@ def refuse_covered(photo, detections) -> Cover:
     if cover.problems():
         raise PhotoCovered(cover)
     return cover
+
+
+def read_lone_photo(reader, photo):
+    """The tiles of a lone photo (no earlier frame to compare), fit to be judged: read by
+    `reader`, refused when too blurred, dark or overexposed (`PhotoUnfit`) or with a hand
+    over its tiles (`PhotoCovered`), both PhotoErrors. The CLI and the server's uploads
+    read every table and rack photo through it."""
+    from vision.recognition.quality import refuse_unfit
+
+    detections = reader.read(photo)
+    refuse_unfit(photo, detections)
+    refuse_covered(photo, detections)
+    return detections
