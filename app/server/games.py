@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.server.hiddenshare import stored_ids
 from app.server.messages import Message, photo_message, say, unfit_message
 from app.server.storage import GameRow, Storage
 from referee import (
@@ -381,8 +382,9 @@ class GameService:
         # finals table of the tournament hall), or None.
         self.round_guard = None
         # (game_id, photo_id, reading_id) -> the reading's tiles the live camera does not
-        # see now (under a hand): the frame hub answers; without a camera, none.
-        self.hidden_of = lambda _game, _photo, _reading: []
+        # see now (under a hand): the frame hub answers when its camera read it; None
+        # when this process holds no such camera (the stored ones are asked then).
+        self.hidden_of = lambda _game, _photo, _reading: None
 
     @contextmanager
     def lock(self, game_id: str, *, wait: bool = True) -> Iterator[None]:
@@ -816,8 +818,7 @@ class GameService:
             first_meld = player not in state["melded"]
             # Tiles under a hand as the turn ends still lie where the camera last saw them:
             # counted there, and named for a look (`check`).
-            hidden = self.hidden_of(game_id, after_row.photo_id, after_row.id) if after_row \
-                else []
+            hidden = self.hidden_at_end(game_id, after_row, after)
             judged = judge_turn(before, after, rules=rules, first_meld=first_meld,
                                 hidden=hidden)
             v = judged.verdict
@@ -928,6 +929,18 @@ class GameService:
                 self.storage.save_state(game_id, state, db)
         self._notify(game_id, "turn-accepted" if legal else "turn-rejected")
         return verdict
+
+    def hidden_at_end(self, game_id: str, row, detections: TileDetections) -> list[int]:
+        """The tiles of reading `row` the game's camera does not see now: this process's
+        own camera knows them first hand; else the camera's process stored them
+        (`app.server.hiddenshare`), whichever process holds it."""
+        if row is None:
+            return []
+        here = self.hidden_of(game_id, row.photo_id, row.id)
+        if here is not None:
+            return list(here)
+        stored = stored_ids(self.storage.hidden(game_id, row.id), detections.codes)
+        return stored or []
 
     def _penalty(self, judged, played_ids, draw, *, timed_out: bool) -> dict:
         codes = judged.after.detections.codes
