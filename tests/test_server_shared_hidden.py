@@ -38,6 +38,9 @@ def test_end_turn_on_b_names_the_tiles_a_hand_hides_from_a_camera(client, app, g
             assert not any("left the table" in p for p in verdict["problems"])
             assert sorted(verdict["hidden"]) == hidden
             assert any("hidden under something" in c for c in verdict["check"]), verdict
+            # ... and as a message id the page words in its player's language.
+            assert verdict["check_ids"][0] == {"id": "check.hidden", "params": {
+                "count": len(hidden), "tiles": " ".join(verdict["hidden"])}}
             # The hand goes: A's camera sees every tile, and B hears of it as well.
             for _ in range(3):
                 message = send(ws, FIRST_MELD)

@@ -902,6 +902,7 @@ class GameService:
                 "suggestion": judged.after.suggestion,
                 "warnings": list(judged.warnings),
                 "check": list(judged.check),
+                "check_ids": reason_refs(judged.check),  # the page words them
                 "hidden": [after_codes[i] for i in sorted(set(hidden)) if 0 <= i < len(after)],
                 "before_reading": before_row.id if before_row else None,
                 "after_reading": after_row.id if after_row else None,
