@@ -56,7 +56,7 @@ def test_a_bumped_view_moves_the_drawn_table_with_it_and_a_tap_lands_right(clien
         assert set(message["hidden"]) <= {t["id"] for t in moved["tiles"]}
         hub = app.state.hub
         assert hub.hidden(game["id"], moved["photo_id"]) == message["hidden"]
-        assert hub.hidden(game["id"], "another-photo") == []
+        assert hub.hidden(game["id"], "another-photo") is None  # not this camera's
         # A tap on a tile as drawn now corrects that tile, in the tracker too.
         tile = moved["tiles"][2]
         code = "B4" if (tile["color"], tile["number"]) != ("B", 4) else "B5"

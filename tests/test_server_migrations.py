@@ -101,3 +101,41 @@ def test_a_postgresql_database_of_another_program_is_refused(postgres_url):
     engine.dispose()
     with pytest.raises(DatabaseRefused, match="another program's database.*invoices"):
         Storage(postgres_url)
+
+
+def _at_revision_0002(where) -> tuple[str, int]:
+    """A database as the release before revision 0003 left it, holding a game and a
+    reading: made by this code, then taken back to 0002 by Alembic."""
+    from alembic import command
+    from sqlalchemy import inspect
+
+    storage = Storage(where)
+    game = storage.create_game({"players": ["Ann", "Ben"]}, {"phase": "setup"})
+    reading_id = storage.add_reading(game.id, {"tiles": []}, b"npz")
+    with storage.engine.begin() as connection:
+        command.downgrade(alembic_config(connection), "0002")
+    with storage.engine.connect() as connection:
+        assert "reading_hidden" not in inspect(connection).get_table_names()
+    storage.close()
+    return game.id, reading_id
+
+
+@pytest.mark.parametrize("db", ["sqlite", "postgresql"])
+def test_a_revision_0002_database_upgrades_to_keep_the_hidden_tiles(db, tmp_path, request):
+    where = (tmp_path / "old.sqlite3") if db == "sqlite" else request.getfixturevalue(
+        "postgres_url")
+    game_id, reading_id = _at_revision_0002(where)
+    storage = Storage(where)  # upgraded on start
+    try:
+        assert storage.reading(game_id, reading_id).detections == b"npz"
+        assert storage.hidden(game_id, reading_id) is None
+        tiles = [{"id": 2, "code": "R5", "corners": [[0, 0], [1, 0], [1, 1], [0, 1]]}]
+        storage.set_hidden(game_id, reading_id, tiles)
+        assert storage.hidden(game_id, reading_id) == tiles
+        storage.set_hidden(game_id, reading_id, [])  # the hand went: written over
+        assert storage.hidden(game_id, reading_id) == []
+        if db == "sqlite":  # (PostgreSQL's key columns differ as the test above says)
+            with storage.engine.connect() as connection:
+                assert compare_metadata(MigrationContext.configure(connection), metadata) == []
+    finally:
+        storage.close()

@@ -66,6 +66,7 @@ def test_rummikub_turn_plays_nothing_and_names_the_edge_tile(turned, order, caps
     edge = out["edge_only"]["before"] + out["edge_only"]["after"]
     assert [t["code"] for t in edge] == ["K8"]
     assert any("1 tile at the edge of one photo only: K8" in c for c in out["check"])
+    assert {"id": "check.edge", "params": {"count": 1, "tiles": "K8"}} in out["check_ids"]
     # In words, too: the check comes first, under the verdict.
     main(["turn", str(before), str(after)])
     lines = capsys.readouterr().out.splitlines()

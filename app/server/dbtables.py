@@ -153,4 +153,18 @@ hall_calls = Table(
     sqlite_autoincrement=True,
 )
 
+# -- what the camera does not see (revision 0003) -------------------------------------------
+# Per stable reading: its tiles the camera's latest frame did not show (under a hand), as
+# the process holding the camera last saw them, so a turn judged by any process, and a
+# tracker started on another one after a crash, knows them. A row of its own, not a column
+# of `readings`: release 0.1.0's tables stay as they were.
+reading_hidden = Table(
+    "reading_hidden", metadata,
+    Column("reading_id", Integer, ForeignKey("readings.id"), primary_key=True,
+           autoincrement=False),
+    Column("game_id", Text, ForeignKey("games.id"), nullable=False),
+    Column("updated_at", TIME, nullable=False),
+    Column("tiles", Text, nullable=False),  # JSON: [{"id", "code", "corners"}], [] for none
+)
+
 TABLE_NAMES = frozenset(metadata.tables)

@@ -369,17 +369,20 @@ class FrameHub:
             self.live_reader.correct(gf, point_xy, code, view)
 
     def hidden(self, game_id: str, photo_id: str | None, reading_id: int | None = None
-               ) -> list[int]:
+               ) -> list[int] | None:
         """The tiles of the reading of `photo_id` (this camera's latest; `reading_id`, when
         given, must be it too) that the latest frame did not show (under a hand, out of the
         view): for `judge_turn(hidden=...)`, so a turn judged meanwhile asks for a check
-        instead of trusting them blindly (`GameService.end_turn` asks)."""
+        instead of trusting them blindly (`GameService.end_turn` asks). None when this
+        process's camera did not read it: the stored ones count then."""
         gf = self.games.get(game_id)
-        if gf is None or photo_id is None:
-            return []
+        if gf is None or photo_id is None or gf.camera is None:
+            return None
+        if time.monotonic() - gf.camera_seen >= CAMERA_QUIET_S:
+            return None  # its camera went quiet here (the phone may stream elsewhere now)
         seen_photo, seen_reading, hidden = gf.hidden_now
         if seen_photo != photo_id or reading_id not in (None, seen_reading):
-            return []
+            return None
         return list(hidden)
 
     def stats(self, game_id: str) -> dict:

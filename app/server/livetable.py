@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.server.games import GameError, GameService
+from app.server.hiddenshare import HiddenShare
 from app.server.limits import DecodeBudget, ServerBusy, TooMuchToDecode
 from app.server.messages import unfit_message
 from app.server.reconnect import same_view, stored_table
@@ -109,6 +110,7 @@ class LiveReader:
         self.service = service
         self.reader = reader
         self.budget = budget  # the server's memory for decoded pixels, with the uploads'
+        self.hidden_share = HiddenShare(service.storage)  # for the other processes
 
     def process_latest(self, gf: GameFrames, box: list[Frame]) -> dict | None:
         """In a pool thread: decode, read, track the newest frame; store the table when it
@@ -224,6 +226,7 @@ class LiveReader:
             gf.realigned = (update, stored_reading, reading, hidden)
         gf.hidden_now = ((reading.get("photo_id"), reading.get("reading_id"), hidden) if reading
                          else (None, None, []))
+        self.hidden_share.tell(gf.game_id, reading, hidden)
         return {
             "type": "reading",
             "reading": reading,

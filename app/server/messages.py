@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from referee.reasons import REASON_IDS
+from vision.game.checks import CHECK_IDS
 
 ENGLISH: dict[str, str] = {
     # turns and rounds refused at the wrong moment (409)
@@ -190,8 +191,9 @@ def say(message_id: str, **params) -> Message:
 
 
 def all_ids() -> set[str]:
-    """Every message id the server can send the page: its own and the referee's reasons."""
-    return set(ENGLISH) | set(REASON_IDS)
+    """Every message id the server can send the page: its own, the referee's reasons and
+    what a turn's verdict asks to check."""
+    return set(ENGLISH) | set(REASON_IDS) | set(CHECK_IDS)
 
 
 # A photo refused by vision.recognition.decode: the id its words begin with, the rest English.

@@ -281,6 +281,9 @@ class TurnVerdict(Out):
     check: list[str] = Field(default_factory=list, description="what to look at before "
                              "trusting the verdict (tiles hidden under a hand when the turn "
                              "ended, tiles at the edge of the view): in words")
+    check_ids: list[dict] = Field(default_factory=list, description="`check` as message ids "
+                                  "with parameters ({id, params}): the page words each in "
+                                  "its player's language")
     hidden: list[str] = Field(default_factory=list, description="the tiles the live camera "
                               "did not see when the turn ended (under a hand): counted where "
                               "they lay")

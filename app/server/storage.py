@@ -38,7 +38,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from app.server import dbnotify
 from app.server.dbopen import DatabaseRefused, open_engine
-from app.server.dbtables import games, meta, photos, readings, rounds, turns
+from app.server.dbtables import games, meta, photos, reading_hidden, readings, rounds, turns
 
 log = logging.getLogger("rummikub.server")
 
@@ -385,6 +385,30 @@ class Storage:
         with self._read() as db:
             found = db.execute(query).scalar()
         return self.reading(game_id, found) if found is not None else None
+
+    def set_hidden(self, game_id: str, reading_id: int, tiles: list[dict]) -> None:
+        """The reading's tiles the camera does not see now (`reading_hidden`; [] for none),
+        written over what was stored for it before."""
+        if self.target.is_sqlite:
+            from sqlalchemy.dialects.sqlite import insert as upsert
+        else:
+            from sqlalchemy.dialects.postgresql import insert as upsert
+        values = {"updated_at": time.time(), "tiles": json.dumps(tiles)}
+        statement = upsert(reading_hidden).values(reading_id=reading_id, game_id=game_id,
+                                                  **values)
+        statement = statement.on_conflict_do_update(index_elements=["reading_id"], set_=values)
+        with self.transaction() as db:
+            db.execute(statement)
+
+    def hidden(self, game_id: str, reading_id: int | None) -> list[dict] | None:
+        """What `set_hidden` stored last for the reading; None when nothing was."""
+        if reading_id is None:
+            return None
+        query = select(reading_hidden.c.tiles).where(reading_hidden.c.reading_id == reading_id,
+                                                     reading_hidden.c.game_id == game_id)
+        with self._read() as db:
+            found = db.execute(query).scalar()
+        return None if found is None else json.loads(found)
 
     # -- turns and rounds ------------------------------------------------------------------
     def add_turn(self, db: Connection, game_id: str, number: int, round_number: int,

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vision.game.checks import covered_note, edge_note, hidden_note
 from vision.game.layout import Layout, group_lines
 from vision.game.table import TableReading, judge_table
 from vision.recognition.detections import TileDetections
@@ -85,6 +86,7 @@ class TurnReading:
             "after": {"tiles": self.after.detections.to_json(), **self.after.to_json()},
             "warnings": list(self.warnings),
             "check": list(self.check),
+            "check_ids": [c.ref() for c in self.check],  # the page words them
             "hidden_after": [{"id": i, "code": codes_b[i]} for i in self.covered_before],
             "edge_only": {"before": [{"id": i, "code": codes_b[i]} for i in self.edge_before],
                           "after": [{"id": i, "code": codes_a[i]} for i in self.edge_after]},
@@ -362,24 +364,11 @@ def judge_turn(before: TileDetections, after: TileDetections, *, rules=None,
     check = []
     hidden = sorted({int(i) for i in hidden if 0 <= int(i) < len(after)})
     if hidden:
-        n = len(hidden)
-        check.append(f"{n} tile{'s' if n != 1 else ''} hidden under something when the table "
-                     f"was read ({' '.join(codes_a[i] for i in hidden)}): counted where "
-                     f"{'they' if n != 1 else 'it'} lay; clear the view and check")
+        check.append(hidden_note([codes_a[i] for i in hidden]))
     if covered_b:
-        n = len(covered_b)
-        check.append(f"{n} tile{'s' if n != 1 else ''} of the photo before not found after, "
-                     f"where something lies over {'their' if n != 1 else 'its'} place "
-                     f"({' '.join(codes_b[b] for b in covered_b)}): not counted as taken "
-                     f"away; clear the view and take the photo again")
+        check.append(covered_note([codes_b[b] for b in covered_b]))
     if edge_b or edge_a:
-        names = [f"{codes_b[b]} (before)" for b in edge_b] + [f"{codes_a[a]} (after)"
-                                                               for a in edge_a]
-        n = len(names)
-        check.append(f"{n} tile{'s' if n != 1 else ''} at the edge of one photo only: "
-                     f"{', '.join(names)}; not counted as played or taken away: check "
-                     f"{'them' if n != 1 else 'it'}, or photograph the same part of the "
-                     f"table both times")
+        check.append(edge_note([codes_b[b] for b in edge_b], [codes_a[a] for a in edge_a]))
     # A faint tile matched to one the other photo sees clearly is a tile: counted on both
     # sides or on neither, as the matching says it stayed.
     faint_b = set(table_b.faint) - {b for b, a in matches if a not in table_a.faint}

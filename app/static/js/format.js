@@ -107,6 +107,12 @@ function problemsOf(v) {
   return (v.problems || []).filter((x) => !(v.passed && /a pass$/.test(x)));
 }
 
+function checksOf(v) {
+  const ids = v.check_ids || [];
+  if (ids.length) return ids.map((m) => tm(m));
+  return v.check || []; // a verdict stored before the ids were sent: its English words
+}
+
 // The verdict of a turn in words, for the verdict panel: a one-line summary that opens on
 // a tap into the facts, the problems and the penalty (said once, in the penalty box).
 export function verdictHtml(v, { meldNeeded = 30 } = {}) {
@@ -136,6 +142,13 @@ export function verdictHtml(v, { meldNeeded = 30 } = {}) {
   parts.push(`</dl>`);
   const problems = problemsOf(v);
   if (problems.length) parts.push(`<ul class="problems">${problems.map((x) => `<li>${esc(x)}</li>`).join("")}</ul>`);
+  // What the verdict asks a person to look at before it stands (a hand over tiles, a tile
+  // at one photo's edge): in the page's language where the server gives the ids.
+  const checks = checksOf(v);
+  if (checks.length) {
+    parts.push(`<h4>${esc(t("verdict.check"))}</h4><ul class="checks">` +
+      checks.map((x) => `<li>${esc(x)}</li>`).join("") + `</ul>`);
+  }
   if (v.invalid_sets && v.invalid_sets.length) {
     parts.push(`<h4>${esc(t("verdict.invalid_sets"))}</h4><ul class="invalid-sets">` + v.invalid_sets.map((s) =>
       `<li>${chips(s.tiles || [])}<br><span class="reason">${esc(reasonsText(s))}</span></li>`).join("") + `</ul>`);
