@@ -1,0 +1,86 @@
+"""A stand's tiles read again in their boxes moved down to the face (issue #19).
+
+On a stand seen from 20-45 degrees above, the detector's box of a standing tile reaches
+above the face (rendered stands: its top a median 0.07 of the tile's height above the
+face's top, 0.12 on a tier partly hidden by the tier in front, up to 0.3), so the number
+lands low in the crop, which is what a tile turned round looks like: a 6 is read as a 9.
+A rack's tiles all face the rack's way, so the box is turned that way, moved down its own
+axis by `RECROP_SHIFT` of its height and read again (the crop code of the first reading,
+`TileReader.classify_at`). See docs/decisions/back-tier-crops.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.recognition.detections import TileDetections
+from vision.recognition.rectify import rotate_quad_180
+
+# How far down a stand tile's box is moved before it is read again, in its heights.
+# Chosen on rendered stands, seeds 600,000+ (docs/decisions/back-tier-crops.md).
+RECROP_SHIFT = 0.15
+COS_ALONG = np.cos(np.radians(25))  # a tile within 25 degrees of the rack's way lies on it
+SWAPPED_TURNED = ("6", "9")  # numbers that read as each other turned round
+
+
+def rack_way(d: TileDetections, ids: np.ndarray) -> np.ndarray | None:
+    """The rack's up direction (2,) from the up vectors of its tiles `ids`, or None where
+    they do not agree on one at three to one (a turned tile's up vector lies on the same
+    line). A 6 or a 9 has no say: its box reaching above the face is what turns it round
+    (the way a 5 or a joker reads is seen in its print)."""
+    codes = d.codes
+    ids = [i for i in ids if codes[i][1:] not in SWAPPED_TURNED]
+    if len(ids) < 3:
+        return None
+    up = d.up_vectors[ids]
+    axis = np.linalg.eigh(up.T @ up)[1][:, -1]
+    along = up @ axis
+    ahead, behind = int((along >= COS_ALONG).sum()), int((along <= -COS_ALONG).sum())
+    if behind > ahead:
+        axis, ahead, behind = -axis, behind, ahead
+    return axis if ahead >= max(2, 3 * behind) else None
+
+
+def moved_down(quads: np.ndarray, share: float) -> np.ndarray:
+    """Each upright box (N, 4, 2) moved down its own axis by `share` of its height."""
+    q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    down = ((q[:, 3] + q[:, 2]) - (q[:, 0] + q[:, 1])) / 2
+    return (q + share * down[:, None, :]).astype(np.float32)
+
+
+def recrop_stand(d: TileDetections, on: np.ndarray, photo, reader) -> tuple[
+        TileDetections, list[int]]:
+    """`d` with each tile standing on the stand (`on`, (N,) bool) read again in its box
+    turned the rack's way and moved down (`moved_down`), and the ids whose reading changed.
+
+    The new reading is taken where it reads the tile the rack's way round (the crop shows
+    the tile upright); a re-crop read as turned round is no better evidence than the first
+    look and is dropped. Tiles off the stand keep their reading."""
+    ids = np.nonzero(on)[0]
+    if len(ids) < 3 or d.flip_probs is None:
+        return d, []
+    axis = rack_way(d, ids)
+    if axis is None:
+        return d, []
+    boxes = d.corners[ids].astype(np.float32)
+    against = d.up_vectors[ids] @ axis < 0
+    boxes[against] = rotate_quad_180(boxes[against])
+    shifted = moved_down(boxes, RECROP_SHIFT)
+    upright, probs, flip = reader.classify_at(photo, shifted)
+    if flip is None:
+        return d, []
+    upright = np.asarray(upright, np.float32).reshape(-1, 4, 2)
+    # Where the classifier took the crop as turned round, the outline is turned with it
+    # (the rack's way is then `read_rack`'s to judge, with this crop's probabilities).
+    turned = np.abs(upright - shifted).max(axis=(1, 2)) >= 1e-3
+    outline = np.where(turned[:, None, None], rotate_quad_180(boxes), boxes)
+    corners, class_probs = d.corners.copy(), d.class_probs.copy()
+    flip_probs, class_ids = d.flip_probs.copy(), d.class_ids.copy()
+    uncertain = d.uncertain.copy()
+    corners[ids], class_probs[ids], flip_probs[ids] = outline, probs, flip
+    class_ids[ids] = probs.argmax(axis=1)
+    uncertain[ids] = probs.max(axis=1) < getattr(reader, "uncertain_below", 0.0)
+    changed = [int(i) for i in ids[class_ids[ids] != d.class_ids[ids]]]
+    out = TileDetections(corners, d.detector_scores, class_probs, class_ids, d.labels,
+                         uncertain, flip_probs=flip_probs)
+    return out, changed
