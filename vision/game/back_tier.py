@@ -20,6 +20,10 @@ from vision.recognition.rectify import rotate_quad_180
 # Chosen on rendered stands, seeds 600,000+ (docs/decisions/back-tier-crops.md).
 RECROP_SHIFT = 0.15
 COS_ALONG = np.cos(np.radians(25))  # a tile within 25 degrees of the rack's way lies on it
+# A box whose foot reaches over the top of a box in front of it by more than this share of
+# its height stands in a tier partly hidden by the tier in front (rendered stands: about
+# 0.25; the flat renderer's two rows, which do not hide each other: at most 0).
+HIDDEN_OVERLAP = 0.05
 SWAPPED_TURNED = ("6", "9")  # numbers that read as each other turned round
 
 
@@ -46,6 +50,23 @@ def moved_down(quads: np.ndarray, share: float) -> np.ndarray:
     q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
     down = ((q[:, 3] + q[:, 2]) - (q[:, 0] + q[:, 1])) / 2
     return (q + share * down[:, None, :]).astype(np.float32)
+
+
+def behind_a_tier(boxes: np.ndarray, axis: np.ndarray, share: float) -> np.ndarray:
+    """(N,) True for each box (upright the rack's way) whose foot reaches over the top of
+    a box in front of it (further down the rack, beside it along the rack) by more than
+    `share` of its height: a tile of a tier partly hidden by the tier in front."""
+    q = np.asarray(boxes, np.float64)
+    depth_of = -(q @ axis)  # (N, 4): down the rack is deeper
+    top, foot = depth_of.min(axis=1), depth_of.max(axis=1)
+    height = foot - top
+    across = np.array([axis[1], -axis[0]])
+    along = q.mean(axis=1) @ across
+    width = np.linalg.norm(q[:, 1] - q[:, 0], axis=1)
+    beside = np.abs(along[:, None] - along[None, :]) < 0.5 * (width[:, None] + width[None, :])
+    below = top[None, :] > top[:, None] + 0.5 * height[:, None]
+    over = (foot[:, None] - top[None, :]) / np.maximum(height[:, None], 1e-9)
+    return (beside & below & (over > share)).any(axis=1)
 
 
 def recrop_stand(d: TileDetections, on: np.ndarray, photo, reader) -> tuple[
@@ -77,6 +98,11 @@ def recrop_stand(d: TileDetections, on: np.ndarray, photo, reader) -> tuple[
     corners, class_probs = d.corners.copy(), d.class_probs.copy()
     flip_probs, class_ids = d.flip_probs.copy(), d.class_ids.copy()
     uncertain = d.uncertain.copy()
+    # A tile read turned round against the rack may stand so (players do turn tiles), and
+    # its box is then not known to sit high: only one of a tier partly hidden by the tier
+    # in front, whose box does, is read again (docs/decisions/back-tier-crops.md).
+    take = ~against | behind_a_tier(boxes, axis, HIDDEN_OVERLAP)
+    ids, outline, probs, flip = ids[take], outline[take], probs[take], flip[take]
     corners[ids], class_probs[ids], flip_probs[ids] = outline, probs, flip
     class_ids[ids] = probs.argmax(axis=1)
     uncertain[ids] = probs.max(axis=1) < getattr(reader, "uncertain_below", 0.0)
