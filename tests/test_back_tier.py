@@ -162,3 +162,21 @@ def test_a_rendered_stands_back_tier_six_or_nine_reads_right_and_the_total_is_ri
     assert [rack.detections.codes[d] for d, _k in back] == [tiles[k].code for _d, k in back]
     truth = rack_penalty([Tile.from_code(t.code) for t in tiles if t.standing], DEFAULT_RULES)
     assert rack.total == truth
+
+
+def test_the_reader_crops_a_big_photo_again_from_a_reduced_decode(reader):
+    pytest.importorskip("PIL")
+    from bench.rack_bench import rack_photo
+    from vision.recognition.decode import Photo, decode_image
+
+    data, _labels = rack_photo()  # a 16 MP stand
+    photo = Photo.from_bytes(data)
+    det = reader.read_photo(photo)
+    assert len(det) >= 20
+    upright, probs, _flip = reader.classify_at(photo, det.corners)
+    assert upright.shape == det.corners.shape and len(probs) == len(det)  # no find dropped
+    # the tiles read as the first reading read them (a few came from other passes: the
+    # second look's quarter turn, the photo stretched upright), and as from the whole photo
+    assert (probs.argmax(axis=1) == det.class_ids).mean() >= 0.9
+    _u, whole, _f = reader.classify_at(decode_image(data), det.corners)
+    assert (whole.argmax(axis=1) == probs.argmax(axis=1)).mean() >= 0.9

@@ -435,7 +435,9 @@ class TileReader:
         if not isinstance(image_bgr, Photo):
             return self._read_quads(image_bgr, quads)
         size = getattr(self.classifier, "size", None)
-        factor = crop_reduction(quads, size) if size is not None else 1
+        factor = detection_reduction(image_bgr, self.detector)  # as `read_photo` caps it
+        if size is not None and factor > 1:
+            factor = crop_reduction(quads, size, coarsest=factor)
         source = image_bgr.reduced(factor)
         upright, probs, flip = self._read_quads(
             source, _rescale(quads, image_bgr.shape, source.shape))
