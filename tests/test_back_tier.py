@@ -180,3 +180,11 @@ def test_the_reader_crops_a_big_photo_again_from_a_reduced_decode(reader):
     assert (probs.argmax(axis=1) == det.class_ids).mean() >= 0.9
     _u, whole, _f = reader.classify_at(decode_image(data), det.corners)
     assert (whole.argmax(axis=1) == probs.argmax(axis=1)).mean() >= 0.9
+
+
+def test_a_reader_with_a_calibration_profile_is_not_asked_again():
+    d = _two_tiers(["K9", "K2", "K3", "K4"], ["B1", "B2", "B3", "B4"])
+    reader = _Reader(["K6"] * 8)
+    reader.profile_head = object()  # reads by likeness to the calibration's own crops
+    out, changed = recrop_stand(d, np.ones(len(d), bool), "photo", reader)
+    assert out is d and changed == [] and reader.asked == []
