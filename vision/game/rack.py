@@ -265,6 +265,7 @@ def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:
         return []
     from vision.game.back_tier import rack_way
 
+    # the way three to one of the tiles agree on, 6s and 9s left out (they are what turns)
     axis = rack_way(d, np.arange(len(d)))
     if axis is None:
         return []
