@@ -114,7 +114,7 @@ def score(reader, scenes) -> dict:
             quads = [t.quad for t in scene.tiles] + [t.visible for t in scene.tiles]
             if quads:
                 on_tiles = points_in_quads(centres[unmatched], np.stack(quads)).any(axis=1)
-        _product(scene, det, pairs, parts, unmatched[~on_tiles], out)
+        _product(scene, det, pairs, parts, unmatched[~on_tiles], out, reader)
         if len(unmatched):
             out["false_finds"] += int((~on_tiles).sum())
             h, w = scene.decoys.shape
@@ -125,7 +125,7 @@ def score(reader, scenes) -> dict:
     return out
 
 
-def _product(scene, det, pairs, parts, false_finds, out: dict) -> None:
+def _product(scene, det, pairs, parts, false_finds, out: dict, reader=None) -> None:
     """The product's reading of one scene counted into `out` (see the module's doc)."""
     from referee import DEFAULT_RULES, Tile, rack_penalty
     from training.render3d.scene import _labelled
@@ -139,7 +139,7 @@ def _product(scene, det, pairs, parts, false_finds, out: dict) -> None:
                  if len(det) else [])
         counted = set(range(len(det)))
     else:
-        rack = read_rack(det, DEFAULT_RULES, frame=frame)
+        rack = read_rack(det, DEFAULT_RULES, frame=frame, photo=scene.image, reader=reader)
         codes, counted = rack.detections.codes, {i for row in rack.rows for i in row}
     # a rack's tiles to count are those on the stand; a table's, all of them
     to_count = {k for k, part in enumerate(parts) if scene.kind != "rack" or part != "lying"}

@@ -96,7 +96,7 @@ def score(reader, photos, own_codes: bool, edition, rack: bool = False) -> dict:
         if not len(det):
             whole = []
         elif rack:
-            whole = read_rack(det).detections.codes
+            whole = read_rack(det, photo=image, reader=reader).detections.codes
         else:
             whole = judge_table(det, suggest=False).detections.codes
         polygons = [q for _code, q in labels]

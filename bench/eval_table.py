@@ -163,7 +163,8 @@ def real_end_to_end(truth, photos, reader, rules) -> None:
         from referee import Tile, rack_penalty
 
         want = rack_penalty([Tile.from_code(t.code) for t in photo.tiles], rules)
-        rack = read_rack(reader.read(photo.read()), rules)
+        image = photo.read()
+        rack = read_rack(reader.read(image), rules, photo=image, reader=reader)
         right += rack.total == want
         lines.append(f"    {key}: {rack.total} (labels {want}) "
                      f"{'ok' if rack.total == want else 'WRONG'} "
@@ -259,8 +260,9 @@ def rendered_racks(n: int, reader, rules) -> None:
     raw = fixed = total = 0
     for seed in range(RACK_SEEDS, RACK_SEEDS + n):
         image, labels = render_scene(np.random.default_rng(seed), kind="rack")
-        det = reader.read(jpeg_roundtrip(image))
-        rack = read_rack(det, rules)
+        image = jpeg_roundtrip(image)
+        det = reader.read(image)
+        rack = read_rack(det, rules, photo=image, reader=reader)
         d2l = match_to_labels(det.centers, [q for _code, q in labels])
         for d, k in d2l.items():
             total += 1

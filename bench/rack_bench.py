@@ -10,6 +10,9 @@ ratio is the median over the rounds of (the case's time / the floor's time in th
   (seed 8, the held-out white modern edition, JPEG quality 92), the size of today's phone
   photos -> tiles, decoded only as far as needed. Its tiles found / read right are printed
   too (a labelled tile: its number shows; found: a detection's centre in its visible part).
+- 16 MP rack score: the same photo as `rummikub score` reads it: the read, then
+  `vision.game.rack.read_rack`, without and with the photo (with it, the stand's tiles are
+  read again in boxes moved down to the face, `vision.game.back_tier`).
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ def rack_photo() -> tuple[bytes, list]:
 def evaluate(models_dir=None, runs: int = 7, log=print) -> dict:
     from bench.eval_vision import match_centres
     from bench.floor import Floor, base_photo
+    from vision.game.rack import read_rack
+    from vision.recognition.decode import Photo
     from vision.recognition.pipeline import TileReader
 
     reader = TileReader.load(models_dir)
@@ -51,9 +56,19 @@ def evaluate(models_dir=None, runs: int = 7, log=print) -> dict:
                           [q for _c, q in labels],
                           np.argsort(-det.detector_scores) if len(det) else None)
     right = sum(det.codes[d] == labels[k][0] for d, k in pairs)
+
+    def score(recrop: bool):
+        photo = Photo.from_bytes(big)
+        found = reader.read_photo(photo)
+        return read_rack(found, frame=(photo.width, photo.height),
+                         photo=photo if recrop else None, reader=reader)
+
+    scored = score(True).detections.codes
     cases = {"floor": lambda: floor.time_once(),
              "1000x750 read": lambda: reader.read_bytes(small),
-             "16 MP rack read": lambda: reader.read_bytes(big)}
+             "16 MP rack read": lambda: reader.read_bytes(big),
+             "16 MP rack score": lambda: score(False),
+             "16 MP rack score, re-cropped": lambda: score(True)}
     for run in cases.values():  # warm up
         run()
     seconds: dict[str, list[float]] = {name: [] for name in cases}
@@ -63,7 +78,8 @@ def evaluate(models_dir=None, runs: int = 7, log=print) -> dict:
             run()
             seconds[name].append(time.perf_counter() - start)
     out = {"runs": runs, "rack_tiles": len(labels), "rack_found": len(pairs),
-           "rack_read_right": int(right), "rack_detections": len(det)}
+           "rack_read_right": int(right), "rack_detections": len(det),
+           "rack_read_right_recropped": int(sum(scored[d] == labels[k][0] for d, k in pairs))}
     for name, values in seconds.items():
         out[f"{name} ms"] = round(1000 * statistics.median(values), 1)
         if name != "floor":
@@ -80,8 +96,13 @@ def report(r: dict) -> str:
         f"  1000x750 read        {r['1000x750 read ms']:8.1f} ms  {r['1000x750 read / floor']:5.2f}x",
         f"  16 MP rack read      {r['16 MP rack read ms']:8.1f} ms  "
         f"{r['16 MP rack read / floor']:5.2f}x",
+        f"  16 MP rack score     {r['16 MP rack score ms']:8.1f} ms  "
+        f"{r['16 MP rack score / floor']:5.2f}x",
+        f"    re-cropped         {r['16 MP rack score, re-cropped ms']:8.1f} ms  "
+        f"{r['16 MP rack score, re-cropped / floor']:5.2f}x",
         f"  16 MP rack photo: {r['rack_tiles']} labelled tiles, found {r['rack_found']}, read "
-        f"right {r['rack_read_right']}, {r['rack_detections']} detections"])
+        f"right {r['rack_read_right']} (after read_rack, re-cropped: "
+        f"{r['rack_read_right_recropped']}), {r['rack_detections']} detections"])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -108,6 +108,7 @@ class _Reader:
         self._reader = None
         self.frame: tuple[int, int] | None = None  # the last photo's (width, height)
         self.picture = None  # the last photo small (160 px wide, BGR): what its places show
+        self.photo = None  # the last photo (a `Photo`): a rack's tiles are cropped again
 
     def read(self, path: str):
         from vision.game.cover import read_lone_photo
@@ -128,11 +129,20 @@ class _Reader:
             self.frame = (photo.width, photo.height)
             # too blurred, dark or overexposed, or a hand over its tiles: never judged
             detections = read_lone_photo(self._reader, photo)
-            self.picture = _small_picture(photo)
+            self.picture, self.photo = _small_picture(photo), photo
             return detections
         except PhotoError as error:
             message = str(error)
             raise _error(message if str(path) in message else f"{path}: {message}") from None
+
+    def read_rack(self, path: str, rules):
+        """A rack photo's reading (`vision.game.rack.read_rack`), its stand's tiles read
+        again from the photo in boxes moved down to the face (`vision.game.back_tier`)."""
+        from vision.game.rack import read_rack
+
+        detections = self.read(path)
+        return read_rack(detections, rules, frame=self.frame, photo=self.photo,
+                         reader=self._reader)
 
 
 def _small_picture(photo, width: int = 160):
@@ -192,9 +202,7 @@ def run_turn(args: argparse.Namespace) -> int:
     pictures = (before_picture, reader.picture)
     rack = None
     if args.rack:
-        from vision.game.rack import read_rack
-
-        on_rack = read_rack(reader.read(args.rack), rules)
+        on_rack = reader.read_rack(args.rack, rules)
         # the tiles standing on the rack only: those lying beside it are no one's
         rack = on_rack.detections[[i for row in on_rack.rows for i in row]]
     turn = judge_turn(before, after, rules=rules, rack=rack, first_meld=args.first_meld,
@@ -240,7 +248,6 @@ def score_photo(args: argparse.Namespace) -> int:
     Reads `args.photo` (or the first of `args.photos` / `args.tiles`), `args.edition`,
     `args.json` and `args.models` when present.
     """
-    from vision.game.rack import read_rack
 
     photo = getattr(args, "photo", None)
     for name in ("photos", "tiles"):
@@ -251,7 +258,7 @@ def score_photo(args: argparse.Namespace) -> int:
         raise _error("score: give a rack photo")
     rules = _rules(args)
     reader = _Reader(getattr(args, "models", None), getattr(args, "profile", None))
-    rack = read_rack(reader.read(str(photo)), rules, frame=reader.frame)
+    rack = reader.read_rack(str(photo), rules)
     if getattr(args, "json", False):
         _print_json({**rack.to_json(str(photo)), "edition": rules.name})
         return 0
@@ -266,7 +273,6 @@ def score_photo(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- round
 def run_round(args: argparse.Namespace) -> int:
     from referee import ScoreSheet, Tile, score_round
-    from vision.game.rack import read_rack
 
     rules = _rules(args)
     players = _players(args.players)
@@ -284,7 +290,7 @@ def run_round(args: argparse.Namespace) -> int:
         if photo == "-":
             racks[name], readings[name] = [], None
             continue
-        reading = read_rack(reader.read(photo), rules, frame=reader.frame)
+        reading = reader.read_rack(photo, rules)
         readings[name] = reading
         racks[name] = [Tile.from_code(c) for c in reading.codes]  # standing on the rack
     try:

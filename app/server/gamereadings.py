@@ -167,7 +167,9 @@ class ReadingFlow:
 
         row = self.row(game_id)
         self._player(row, player)
-        rack = read_rack(self._read(photo), self.rules(row), frame=(photo.width, photo.height))
+        # the photo and the reader: a stand's tiles are cropped again (vision.game.back_tier)
+        rack = read_rack(self._read(photo), self.rules(row), frame=(photo.width, photo.height),
+                         photo=photo.photo, reader=self.reader)
         photo_id = self.storage.add_photo(game_id, photo.data, "rack", photo.content_type)
         codes = rack.detections.codes
         return {"player": player, "tiles": [codes[i] for r in rack.rows for i in r],

@@ -108,9 +108,13 @@ def rows_of(detections: TileDetections, plane: bool = True) -> list[list[int]]:
 
 
 def read_rack(detections: TileDetections, rules=None, *,
-              frame: tuple[int, int] | None = None) -> RackReading:
+              frame: tuple[int, int] | None = None, photo=None, reader=None) -> RackReading:
     """The tiles of one rack photo, re-read with the rack's way and the copy counts, and
     their total. `frame`: the photo's (width, height), to warn about tiles its edge may cut.
+    With the `photo` (a BGR array or a `Photo`) and the `reader` (a `TileReader`) that read
+    it, each tile standing on the stand is first read again in its box moved down to the
+    face (`vision.game.back_tier.recrop_stand`: a box reaching above the face reads a 6 as
+    a 9).
 
     Tiles lying on the table beside or behind the rack (`off_the_rack`) keep their reading
     and their ids in `detections`, but are in no row, not in the total, and named in
@@ -123,6 +127,10 @@ def read_rack(detections: TileDetections, rules=None, *,
     rules = rules or DEFAULT_RULES
     labels = tuple(detections.labels)
     off = off_the_rack(detections)
+    if photo is not None and hasattr(reader, "classify_at"):
+        from vision.game.back_tier import recrop_stand
+
+        detections, _recropped = recrop_stand(detections, ~off, photo, reader)
     on = np.nonzero(~off)[0]
     ids = detections.class_ids.astype(np.int64).copy()
     corners = detections.corners.copy()
@@ -255,18 +263,13 @@ def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:
     rack's way round is plausible and differs (a 6 seen as a 9; an 8 stays an 8)."""
     if d.flip_probs is None or len(d) < 3:
         return []
-    up = d.up_vectors
-    # The rack's axis: the tiles' up vectors taken as lines, so a tile upside down on the
-    # rack lies on it as well as an upright one.
-    axis = np.linalg.eigh(up.T @ up)[1][:, -1]
-    along = up @ axis
-    ahead, behind = int((along >= COS_ALONG).sum()), int((along <= -COS_ALONG).sum())
-    if behind > ahead:
-        along, ahead, behind = -along, behind, ahead
-    # Only where the tiles along the rack mostly agree on a way up (three to one). Tiles at
-    # other angles lie on the table beside the rack, face any way and have no say.
-    if ahead < max(2, 3 * behind):
+    from vision.game.back_tier import rack_way
+
+    # the way three to one of the tiles agree on, 6s and 9s left out (they are what turns)
+    axis = rack_way(d, np.arange(len(d)))
+    if axis is None:
         return []
+    along = d.up_vectors @ axis
     out = []
     other, share = d.other_way()
     for i in np.nonzero(along <= -COS_ALONG)[0]:

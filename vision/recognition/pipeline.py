@@ -423,6 +423,26 @@ class TileReader:
             flip_probs=flip,
         )
 
+    def classify_at(self, image_bgr, quads):
+        """(upright quads (N, 4, 2), class probabilities (N, C), flip (N, C) or None) of
+        the tiles at `quads` (whole-photo pixels) of a photo already read: a BGR array or a
+        `vision.recognition.decode.Photo`, cropped from the coarsest decode where each
+        tile is still sharp enough, as the first reading was. No find is dropped (a rack
+        reader re-crops tiles it has already taken)."""
+        from vision.recognition.decode import Photo
+
+        quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+        if not isinstance(image_bgr, Photo):
+            return self._read_quads(image_bgr, quads)
+        size = getattr(self.classifier, "size", None)
+        factor = detection_reduction(image_bgr, self.detector)  # as `read_photo` caps it
+        if size is not None and factor > 1:
+            factor = crop_reduction(quads, size, coarsest=factor)
+        source = image_bgr.reduced(factor)
+        upright, probs, flip = self._read_quads(
+            source, _rescale(quads, image_bgr.shape, source.shape))
+        return _rescale(upright, source.shape, image_bgr.shape), probs, flip
+
     def _read_quads(self, image_bgr: np.ndarray, quads: np.ndarray):
         """(upright quads (N, 4, 2), class probabilities (N, C), flip (N, C) or None) of the
         tiles at `quads`, read by the profile's head or the classifier, as float32 arrays
