@@ -72,8 +72,23 @@ def covered_share(shape, corners: np.ndarray, mask: np.ndarray) -> float:
     return best
 
 
-def evaluate(models_dir=None, split: str = "held", log=print) -> dict:
+def tile_height(found) -> float:
+    """The median tile height of a reading (`TileDetections`), px."""
+    return float(np.median(np.linalg.norm(found.corners[:, 3] - found.corners[:, 0], axis=1)))
+
+
+def painted(image: np.ndarray, found, index: int, kind: str, split: str = "held"):
+    """The hand of `kind` painted over the `index`-th valid/ photo (`image`, read as
+    `found`) in the seed range `split`: the same one every run (`bench.hands.PaintedHand`)."""
     from bench.hands import KINDS, paint
+
+    rng = np.random.default_rng(SEEDS[split] + 100 * index + KINDS.index(kind))
+    tile = found.corners[int(rng.integers(len(found)))]
+    return paint(image, tile, tile_height(found), kind, rng, found.corners)
+
+
+def evaluate(models_dir=None, split: str = "held", log=print) -> dict:
+    from bench.hands import KINDS
     from training.real_data import load_split
     from vision.game import cover
     from vision.recognition.pipeline import TileReader
@@ -92,12 +107,8 @@ def evaluate(models_dir=None, split: str = "held", log=print) -> dict:
         if not len(found):
             continue
         ratios.append(_cost(reader, cover, image, found.corners))
-        size = float(np.median(np.linalg.norm(found.corners[:, 3] - found.corners[:, 0],
-                                              axis=1)))
-        for k, kind in enumerate(KINDS):
-            rng = np.random.default_rng(SEEDS[split] + 100 * i + k)
-            tile = found.corners[int(rng.integers(len(found)))]
-            hand = paint(image, tile, size, kind, rng, found.corners)
+        for kind in KINDS:
+            hand = painted(image, found, i, kind, split)
             seen = reader.read(hand.image)
             c = cover.measure(hand.image, seen.corners)
             hands.append({"photo": photo.key, "kind": kind, "tone": hand.tone,
