@@ -9,7 +9,9 @@ Looked at on the photo 320 px wide (`WIDTH`), in Lab with lightness counted half
    `RING` tile heights, other tiles left out). The ring's main colour is its median, taken
    again over the half of its pixels nearest it (`_main_colour`: a hand beside a tile
    covers part of its ring, the table most of it), and the tolerance is `SPREAD` times how
-   far its nearer pixels lie from it, between `TOL_MIN` and `TOL_MAX`.
+   far its nearer pixels lie from it, between `TOL_MIN` and `TOL_MAX`. Where the table
+   (the colour most ring pixels of the photo lie near) is not skin-coloured, a ring whose
+   main colour is skin's is left out: the hand filled it (`_without_skin_rings`).
 2. A pixel off the tiles, within `REACH` tile heights of them, is *foreign* when it is
    unlike the table around at least `NEED` of its `NEAREST` nearest tiles, unlike the
    tiles' own face, and coloured like skin (chroma of at least `MIN_CHROMA`, a hue
