@@ -146,7 +146,7 @@ def paint(image: np.ndarray, tile: np.ndarray, size: float, kind: str,
         quad = np.zeros((h, w), np.uint8)
         cv2.fillConvexPoly(quad, np.round(dst).astype(np.int32), 255)
         body = np.where(quad[..., None] > 0, held, body)
-        # the thumb over the held tile's lower corner
+        # the held tile lies over the hand and whatever is under it
         alpha = np.maximum(alpha, cv2.GaussianBlur(quad.astype(np.float32) / 255, (0, 0), 0.8))
         skin_mask = np.maximum(skin_mask, quad)
     body = body + rng.normal(0, _noise_level(image), body.shape).astype(np.float32)
