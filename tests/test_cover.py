@@ -12,12 +12,29 @@ import cv2
 import numpy as np
 import pytest
 
+from bench import eval_cover
 from bench.eval_tracker import _hand
+from bench.hands import KINDS
 from vision.game import cover
 
 # Photos whose painted hand the bench sees with a wide margin (27 and 20 tile areas against
 # a threshold of 6.5): a big table on grey, and a portrait close-up on wood.
 COVERED = ("rummy4-1", "rummy-42")
+
+
+# One hand of each kind (`bench.hands`, the tune seeds) on a real photo the gate sees it on
+# with a margin (8.4 to 20 tile areas). rummy4-92's sleeve on a white table is seen only since
+# a tile ring the hand fills is no table colour (0.0 tile areas before, 10.6 now).
+KIND_ON = {"palm": "rummy2-31", "sleeve": "rummy4-92", "fingers": "rummy-34",
+           "holding": "rummy4-27", "blurred": "rummy-43", "shadowed": "rummy-36"}
+
+
+def kind_painted(tile_reader, valid_by_key, kind: str) -> np.ndarray:
+    """KIND_ON[kind]'s photo with its painted hand of `kind`, as bench.eval_cover paints it."""
+    key = KIND_ON[kind]
+    image = valid_by_key[key].read()
+    index = list(valid_by_key).index(key)
+    return eval_cover.painted(image, tile_reader.read(image), index, kind, "tune").image
 
 
 def painted(tile_reader, image: np.ndarray) -> np.ndarray:
@@ -56,6 +73,28 @@ def test_a_hand_over_the_tiles_is_refused_with_words(tile_reader, valid_by_key, 
     assert refused.value.cover.area >= cover.MAX_AREA
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_painted_hand_of_each_kind_is_refused(tile_reader, valid_by_key, kind):
+    image = kind_painted(tile_reader, valid_by_key, kind)
+    with pytest.raises(cover.PhotoCovered) as refused:
+        cover.refuse_covered(image, tile_reader.read(image))
+    assert refused.value.cover.area >= cover.MAX_AREA
+
+
+def test_a_ring_a_hand_fills_is_no_table_colour():
+    # White table rings, and one ring the hand filled: left out, the hand is foreign there.
+    white, skin = np.float32([100, 128, 128]), np.float32([72, 142, 153])
+    rings = [np.tile(white, (20, 1)), np.tile(white, (20, 1)), np.tile(skin, (10, 1))]
+    colours, tols, centres = cover._without_skin_rings(
+        [white, white, skin], [12.0] * 3, [np.zeros(2), np.ones(2), np.full(2, 2.0)], rings)
+    assert len(colours) == 2 and not any(np.allclose(c, skin) for c in colours)
+    # On a wood table skin's hue is the table's: every ring is kept.
+    wood = np.float32([60, 140, 150])
+    kept = cover._without_skin_rings([wood, wood, skin], [12.0] * 3, [np.zeros(2)] * 3,
+                                     [np.tile(wood, (40, 1))] * 2 + [np.tile(skin, (20, 1))])
+    assert len(kept[0]) == 3
+
+
 def test_a_big_photo_is_judged_on_its_reduced_decode(tile_reader, valid_by_key):
     # The command line's and the server's Photo: the same verdict as its pixels give.
     from vision.recognition.decode import Photo
@@ -89,6 +128,16 @@ def test_a_command_refuses_a_covered_photo_in_one_line(tmp_path, tile_reader, va
     assert "Traceback" not in run.stderr
 
 
+def test_a_command_refuses_a_sleeved_hand_on_a_white_table(tmp_path, tile_reader,
+                                                           valid_by_key):
+    path = tmp_path / "sleeve.jpg"
+    path.write_bytes(jpeg(kind_painted(tile_reader, valid_by_key, "sleeve")))
+    run = _rummikub("scan", path, cwd=tmp_path)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and cover.WORDS in lines[0] and "Traceback" not in run.stderr, lines
+
+
 def test_the_clean_photo_is_judged_by_the_command(tmp_path, valid_by_key):
     path = tmp_path / "clean.jpg"
     path.write_bytes(jpeg(valid_by_key["rummy4-1"].read()))
@@ -113,3 +162,15 @@ def test_the_server_refuses_a_covered_photo_with_422_and_its_id(client, app, til
     assert reading.status_code == 404
     judged = upload(client, game, "photo", jpeg(image))
     assert judged.status_code == 200, judged.text
+
+
+@pytest.mark.parametrize("kind", ["sleeve", "holding"])
+def test_the_server_refuses_a_painted_hand_of_a_kind_with_422(client, app, tile_reader,
+                                                              valid_by_key, kind):
+    from tests.server_helpers import new_game, start_round, upload
+
+    game = new_game(client, app)
+    start_round(client, game)
+    refused = upload(client, game, "photo", jpeg(kind_painted(tile_reader, valid_by_key, kind)))
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["message_id"] == {"id": "photo.covered", "params": {}}

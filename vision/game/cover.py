@@ -9,7 +9,9 @@ Looked at on the photo 320 px wide (`WIDTH`), in Lab with lightness counted half
    `RING` tile heights, other tiles left out). The ring's main colour is its median, taken
    again over the half of its pixels nearest it (`_main_colour`: a hand beside a tile
    covers part of its ring, the table most of it), and the tolerance is `SPREAD` times how
-   far its nearer pixels lie from it, between `TOL_MIN` and `TOL_MAX`.
+   far its nearer pixels lie from it, between `TOL_MIN` and `TOL_MAX`. Where the table
+   (the colour most ring pixels of the photo lie near) is not skin-coloured, a ring whose
+   main colour is skin's is left out: the hand filled it (`_without_skin_rings`).
 2. A pixel off the tiles, within `REACH` tile heights of them, is *foreign* when it is
    unlike the table around at least `NEED` of its `NEAREST` nearest tiles, unlike the
    tiles' own face, and coloured like skin (chroma of at least `MIN_CHROMA`, a hue
@@ -99,7 +101,7 @@ def _table_colours(lab: np.ndarray, quads: np.ndarray, on_tiles: np.ndarray, hei
     reach = max(2, int(round(RING * height)))
     ring_disc = _disc(reach)
     h, w = lab.shape[:2]
-    colours, tols, centres = [], [], []
+    colours, tols, centres, rings = [], [], [], []
     for quad in quads:
         # each ring in its own corner of the picture: the same pixels, a fraction of the work
         x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - reach - 1, 0)
@@ -112,11 +114,36 @@ def _table_colours(lab: np.ndarray, quads: np.ndarray, on_tiles: np.ndarray, hei
         ring = cv2.dilate(one, ring_disc).astype(bool) & ~on_tiles[y0:y1, x0:x1]
         if ring.sum() < 8:
             continue  # tiles all around it: no table to see there
-        colour, d = _main_colour(lab[y0:y1, x0:x1][ring])
+        px = lab[y0:y1, x0:x1][ring]
+        colour, d = _main_colour(px)
+        rings.append(px[::4])
         colours.append(colour)
         tols.append(min(TOL_MAX, max(TOL_MIN, SPREAD * float(np.percentile(d, 40)))))
         centres.append(quad.mean(axis=0))
-    return colours, tols, centres
+    return _without_skin_rings(colours, tols, centres, rings)
+
+
+def _skin_like(lab: np.ndarray) -> np.ndarray:
+    """Which Lab colours (..., 3) are coloured like skin (`MIN_CHROMA`, `HUE`)."""
+    a, b = lab[..., 1] - 128, lab[..., 2] - 128
+    hue = np.degrees(np.arctan2(b, a))
+    return (np.hypot(a, b) >= MIN_CHROMA) & (hue >= HUE[0]) & (hue <= HUE[1])
+
+
+def _without_skin_rings(colours, tols, centres, rings):
+    """The rings left out whose main colour is skin's while the table's (the colour most
+    ring pixels of the photo lie near) is not: a hand beside a tile fills most of its ring,
+    and its colour is then no table colour to compare with."""
+    if not colours:
+        return colours, tols, centres
+    table, _ = _main_colour(np.concatenate(rings))
+    if _skin_like(table):
+        return colours, tols, centres  # a wood table: skin's hue is the table's
+    keep = [i for i, c in enumerate(colours) if not _skin_like(c)]
+    if not keep:
+        return [table], [TOL_MIN], [np.mean(centres, axis=0)]
+    return ([colours[i] for i in keep], [tols[i] for i in keep],
+            [centres[i] for i in keep])
 
 
 def foreign_mask(picture: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -141,9 +168,7 @@ def foreign_mask(picture: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np
     foreign = np.zeros(picture.shape[:2], bool)
     # First what could be skin at all (cheap, and most of a grey or white table is not).
     ys, xs = np.nonzero(area & ~on_tiles)
-    a, b = lab_full[ys, xs, 1] - 128, lab_full[ys, xs, 2] - 128
-    hue = np.degrees(np.arctan2(b, a))
-    maybe = (np.hypot(a, b) >= MIN_CHROMA) & (hue >= HUE[0]) & (hue <= HUE[1])
+    maybe = _skin_like(lab_full[ys, xs])
     inside = tiles_mask(picture.shape, quads.mean(axis=1, keepdims=True)
                         + (quads - quads.mean(axis=1, keepdims=True)) * 0.6)
     if inside.any():
