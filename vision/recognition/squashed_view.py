@@ -36,8 +36,9 @@ from vision.recognition.plane_view import merge_readings, points_in_quads, same_
 # The photo is stretched upright by each of these (a flat tile seen 30 and 20 degrees up
 # is squashed about 2 and 3 times); together they find more than either alone.
 STRETCHES = (2.0, 3.0)
-# Only the part of the photo around the signs of squashed tiles is stretched, grown by this
-# many tile sizes each way (tiles lying flat lie in sets: the signs mark where).
+# A later stretch looks only at the part of the photo around the signs the earlier left
+# open, grown by this many tile sizes each way (tiles lying flat lie in sets: the signs
+# mark where). Chosen on the tuning data (docs/decisions/low-tables.md).
 REGION_MARGIN = 2.0
 # A heat peak at least this strong that the first pass did not keep is a maybe-tile.
 WEAK_SCORE = 0.2
