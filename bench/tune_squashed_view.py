@@ -7,7 +7,8 @@ them (held-out editions x {1, 2, 3 tiers, low phone}, 8 each, renderer seeds 600
 racks at an angle and tables as `bench.eval_editions` draws them (20 of each edition,
 seeds 570,000+ and 575,000+), and the real train/ photos: as taken (in how many the
 stretched passes run), and every third one squashed to 0.4 of its height with the far
-edge 0.8 of the near one's (`bench.eval_low_phone.squash`). Tiles found / read right.
+edge 0.8 of the near one's (`bench.eval_low_phone.squash`; also to 0.3 and 0.5, added to
+choose where the second stretch looks). Tiles found / read right.
 """
 
 from __future__ import annotations
@@ -48,12 +49,12 @@ def _edition_scenes(kind: str, seeds: int):
             yield jpeg_roundtrip(image), labels
 
 
-def _squashed_train():
+def _squashed_train(share: float = 0.4):
     from bench.eval_low_phone import squash
     from training.real_data import load_split
 
     for photo in load_split("train")[::3]:
-        image, m = squash(photo.read(), 0.4, 0.8)
+        image, m = squash(photo.read(), share, 0.8)
         yield image, _warped_labels(photo, m, image.shape)
 
 
@@ -66,7 +67,9 @@ def evaluate(models_dir=None, log=print) -> dict:
     sets = {"depth, seeds 600,000+": list(_depth_scenes()),
             "racks at an angle, 570,000+": list(_edition_scenes("rack_front", RACK_SEEDS)),
             "tables, 575,000+": list(_edition_scenes("table", TABLE_SEEDS)),
-            "train/ squashed to 0.4": list(_squashed_train())}
+            "train/ squashed to 0.4": list(_squashed_train()),
+            "train/ squashed to 0.3": list(_squashed_train(0.3)),
+            "train/ squashed to 0.5": list(_squashed_train(0.5))}
     results: dict = {}
     for name, scenes in sets.items():
         row = {}

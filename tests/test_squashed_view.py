@@ -6,9 +6,13 @@ import numpy as np
 import pytest
 
 from vision.recognition.squashed_view import (
+    REGION_MARGIN,
     doubtful_new_finds,
     from_stretched,
     maybe_squashed,
+    merge_stretched,
+    open_signs,
+    sign_region,
     stretched,
     stretched_side,
 )
@@ -33,6 +37,34 @@ def test_the_stretched_photo_keeps_the_first_passes_width_scale():
     assert stretched_side(512, 32, (750, 1000, 3), 3.0) == 1152
     assert stretched_side(512, 32, (750, 1000, 3), 2.0) == 768
     assert stretched_side(2048, 32, (3000, 4000, 3), 3.0) == 2048  # at most MAX_LONG_SIDE
+    # a 300x200 part of it keeps the same scale: 300 px wide -> 154, 600 px tall -> 307
+    assert stretched_side(512, 32, (750, 1000, 3), 3.0, (200, 300, 3)) == 288
+
+
+def _box(x, y, w=30, h=40):
+    return [[x, y], [x + w, y], [x + w, y + h], [x, y + h]]
+
+
+def test_open_signs_are_weak_peaks_off_the_tiles_and_unsure_tiles_a_stretch_may_replace():
+    tiles = np.float32([_box(0, 0), _box(100, 0), _box(200, 0)])
+    weak = np.float32([[15, 20], [400, 300]])  # on the first tile; on none
+    sure, movable = [0.99, 0.5, 0.5], [True, True, False]
+    points = open_signs(weak, tiles, sure, movable)
+    # the weak peak on no tile, and the corners of the one unsure tile that may change
+    np.testing.assert_allclose(points, [[400, 300], *_box(100, 0)])
+    assert len(open_signs(np.zeros((0, 2)), tiles, [0.99] * 3, [True] * 3)) == 0
+
+
+def test_the_region_to_stretch_is_the_signs_box_grown_by_tile_sizes():
+    tiles = np.float32([_box(0, 0), _box(100, 0)])  # long side 40 px
+    margin = REGION_MARGIN * 40
+    points = np.float32([[500, 300], [520, 310]])
+    assert sign_region(points, tiles, (1000, 2000, 3)) == (
+        int(500 - margin), int(300 - margin), int(520 + margin), int(310 + margin))
+    # clipped to the photo; no tile to give a size or no sign: the whole photo
+    assert sign_region(np.float32([[5, 5]]), tiles, (400, 600, 3))[:2] == (0, 0)
+    assert sign_region(points, np.zeros((0, 4, 2)), (1000, 2000, 3)) == (0, 0, 2000, 1000)
+    assert sign_region(np.zeros((0, 2)), tiles, (1000, 2000, 3)) == (0, 0, 2000, 1000)
 
 
 def test_signs_of_squashed_tiles_are_weak_peaks_off_the_tiles_and_unsure_reads():
@@ -103,6 +135,52 @@ def test_rendered_flat_tiles_of_a_low_phone_are_found_and_read(readers, seed, ki
     found0, right0, everything0 = _lying_found(without, scene)
     assert found >= found0 + gain and right >= right0 + gain
     assert everything >= everything0  # no standing tile lost on the way
+
+
+def _rendered(seed, edition, kind, tiers):
+    pytest.importorskip("PIL")
+    from training.editions import HELD_OUT
+    from training.render3d.scene import render_depth_scene
+
+    # Renderer seeds of the squashed view's tuning (600,000+), not bench.eval_depth's.
+    return render_depth_scene(np.random.default_rng(seed), HELD_OUT[edition], kind=kind,
+                              tiers=tiers)
+
+
+@pytest.mark.parametrize("seed, edition, kind, tiers, right", [
+    (606_005, "white_modern_logo", "rack", 3, 7),  # the surer of two stretched R1 wins
+    (611_006, "rummy_green", "low", None, 1),
+])
+def test_two_stretched_readings_of_a_flat_tile_keep_the_surer(readers, seed, edition, kind,
+                                                               tiers, right):
+    # before, the first stretch's reading of a tile only the stretches found stayed
+    scene = _rendered(seed, edition, kind, tiers)
+    with_view, _without = readers
+    assert _lying_found(with_view, scene)[1] >= right
+
+
+def test_the_second_stretch_looks_only_where_the_first_left_signs(readers, monkeypatch):
+    import vision.recognition.squashed_view as squashed
+
+    scene = _rendered(606_005, "white_modern_logo", "rack", 3)
+    with_view, _without = readers
+    shapes = []
+    detect = with_view.detector.detect
+
+    def recording(image, **kwargs):
+        shapes.append(image.shape[:2])
+        return detect(image, **kwargs)
+
+    monkeypatch.setattr(with_view.detector, "detect", recording)
+    found, right, everything = _lying_found(with_view, scene)
+    (x0, y0, x1, y1), (h, w) = with_view.last_stretched_regions[-1], scene.image.shape[:2]
+    assert len(with_view.last_stretched_regions) == 2
+    assert (x1 - x0) * (y1 - y0) < 0.7 * w * h
+    assert shapes[-1] == (3 * (y1 - y0), x1 - x0)  # the part stretched 3x, not the photo
+    # the same stretch over the whole photo reads no flat tile more
+    monkeypatch.setattr(squashed, "REGION_MARGIN", 1e6)
+    assert (found, right) >= _lying_found(with_view, scene)[:2]
+    assert everything >= _lying_found(with_view, scene)[2] - 1
 
 
 @pytest.fixture(scope="module")
@@ -190,3 +268,13 @@ def test_a_photo_is_squashed_as_a_whole_when_half_its_tiles_read_unsurely():
     assert squashed_photo([0.5, 0.6, 0.95, 0.99])
     assert not squashed_photo([0.5, 0.95, 0.97, 0.99])
     assert not squashed_photo([])
+
+
+def test_a_tile_only_the_stretches_found_takes_the_surer_stretched_reading():
+    # the first stretch added a tile at (40, 0), read K1 unsurely; the second reads it K2
+    now = _reading([UPRIGHT, [[40, 0], [50, 0], [50, 14], [40, 14]]], [[0.98, 0.02], [0.6, 0.4]])
+    seen = _reading([[[41, 1], [51, 1], [51, 15], [41, 15]]], [[0.05, 0.95]])
+    assert sorted(merge_stretched(now, seen, np.array([False, True])).codes) == ["K1", "K2"]
+    # before, the earlier stretch's reading stayed; so it does for a tile the first pass
+    # read in a box upright (a standing tile)
+    assert merge_stretched(now, seen).codes == ["K1", "K1"]

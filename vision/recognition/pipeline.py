@@ -34,7 +34,9 @@ from vision.recognition.squashed_view import (
     maybe_squashed,
     merge_stretched,
     on_tiles,
+    open_signs,
     replaceable,
+    sign_region,
     squashed_photo,
     stretched,
     stretched_side,
@@ -120,6 +122,7 @@ class TileReader:
         # (`vision.recognition.squashed_view`); False turns that off.
         self.squashed_view = bool(squashed_view)
         self.last_stretched = False  # whether the last photo was read stretched
+        self.last_stretched_regions = None  # [(x0, y0, x1, y1)] per stretch, image pixels
 
     @classmethod
     def load(cls, models_dir: Path | str | None = None, profile=None, **kwargs) -> TileReader:
@@ -313,7 +316,7 @@ class TileReader:
         whose corners `to_image` maps there; tiles read unsurely), merged with a pass over
         the photo stretched upright by each of STRETCHES
         (`vision.recognition.squashed_view`): tiles lying flat seen by a low phone."""
-        self.last_stretched = False
+        self.last_stretched, self.last_stretched_regions = False, None
         if not self.squashed_view or weak is None:
             return detections
         signs = maybe_squashed(weak, to_image(detections.corners),
@@ -328,14 +331,32 @@ class TileReader:
         if not squashed_photo(first.class_probs.max(axis=1)):
             # The tiles whose first reading stays whatever the stretched photo reads: what
             # it finds on them is not read at all.
-            merge, fixed = merge_stretched, to_image(first.corners[~replaceable(first)])
-        for factor in STRETCHES:
-            def detect(factor=factor):
-                side = stretched_side(long_side, multiple, image_bgr.shape, factor) \
-                    if long_side else None
-                found, scores = self.detector.detect(stretched(image_bgr, factor),
-                                                     long_side=side)
-                found = from_stretched(found, factor, image_bgr.shape[0])
+            fixed = to_image(first.corners[~replaceable(first)])
+
+            def merge(now, seen):
+                # a tile an earlier stretch added takes the surer of the stretched readings
+                return merge_stretched(now, seen, ~on_tiles(now.corners, first.corners))
+        self.last_stretched_regions = []
+        for index, factor in enumerate(STRETCHES):
+            # The first stretch looks at the whole photo (cut to the first reading's signs
+            # it lost flat tiles that showed none); each later one only around the signs the
+            # earlier left open (weak peaks on no tile, unsure readings it may replace).
+            now = to_image(detections.corners)
+            points = open_signs(weak, now, detections.class_probs.max(axis=1),
+                                ~on_tiles(now, fixed))
+            if index and len(points) == 0:
+                break
+            x0, y0, (y1, x1) = 0, 0, image_bgr.shape[:2]
+            if index:
+                x0, y0, x1, y1 = sign_region(points, to_image(first.corners), image_bgr.shape)
+            part = image_bgr[y0:y1, x0:x1]
+            self.last_stretched_regions.append((x0, y0, x1, y1))
+
+            def detect(factor=factor, part=part, x0=x0, y0=y0):
+                side = stretched_side(long_side, multiple, image_bgr.shape, factor,
+                                      part.shape) if long_side else None
+                found, scores = self.detector.detect(stretched(part, factor), long_side=side)
+                found = from_stretched(found, factor, part.shape[0]) + np.float32([x0, y0])
                 other = ~on_tiles(found, fixed)
                 return found[other], np.asarray(scores)[other]
 

@@ -9,7 +9,11 @@ stand, or there are none. Stretching the photo upright by 2 and by 3 is an affin
 the view from above for such a camera (the table's depth comes back as height); the
 detector runs again on each stretched photo, its boxes mapped back are parallelograms
 around the squashed tiles, and those crop them upright (`vision.recognition.rectify`).
-The readings are merged tile by tile (`vision.recognition.plane_view.merge_readings`).
+The readings are merged tile by tile (`merge_stretched`, or where the whole photo is
+squashed `vision.recognition.plane_view.merge_readings`). The stretch by 2 looks at the
+whole photo; the stretch by 3 only at the part around the signs the first left open
+(`open_signs`, `sign_region`), and not at all when none are left: on a 16 MP rack photo
+the two whole stretches had taken the read from 5.5x to 9x the floor.
 
 The pass runs only when the first reading shows signs of squashed tiles
 (`maybe_squashed`): heat peaks of the detector between WEAK_SCORE and its own threshold
@@ -27,11 +31,15 @@ import numpy as np
 
 from vision.recognition.detections import TileDetections
 from vision.recognition.fine_scale import MAX_LONG_SIDE
-from vision.recognition.plane_view import points_in_quads, same_tiles
+from vision.recognition.plane_view import merge_readings, points_in_quads, same_tiles
 
 # The photo is stretched upright by each of these (a flat tile seen 30 and 20 degrees up
 # is squashed about 2 and 3 times); together they find more than either alone.
 STRETCHES = (2.0, 3.0)
+# A later stretch looks only at the part of the photo around the signs the earlier left
+# open, grown by this many tile sizes each way (tiles lying flat lie in sets: the signs
+# mark where). Chosen on the tuning data (docs/decisions/low-tables.md).
+REGION_MARGIN = 2.0
 # A heat peak at least this strong that the first pass did not keep is a maybe-tile.
 WEAK_SCORE = 0.2
 # A kept find read with a best class probability under this is read unsurely.
@@ -66,6 +74,39 @@ def maybe_squashed(weak_centres: np.ndarray, tiles: np.ndarray, sure: np.ndarray
     return int((~points_in_quads(weak_centres, tiles).any(axis=1)).sum()) + unsure
 
 
+def open_signs(weak_centres: np.ndarray, tiles: np.ndarray, sure: np.ndarray,
+               movable: np.ndarray) -> np.ndarray:
+    """(P, 2) the points where a stretched pass may still change the reading: the weak
+    peaks (centres) on none of the `tiles` read (corners (N, 4, 2), the same pixels), and
+    the corners of the tiles read unsurely (best class probability `sure` under UNSURE)
+    whose reading a stretched one may replace (`movable`): what the pass finds on the
+    others is not read at all."""
+    weak_centres = np.asarray(weak_centres, np.float64).reshape(-1, 2)
+    tiles = np.asarray(tiles, np.float64).reshape(-1, 4, 2)
+    if len(weak_centres) and len(tiles):
+        weak_centres = weak_centres[~points_in_quads(weak_centres, tiles).any(axis=1)]
+    unsure = (np.asarray(sure).reshape(-1) < UNSURE) & np.asarray(movable, bool).reshape(-1)
+    return np.concatenate([weak_centres, tiles[unsure].reshape(-1, 2)])
+
+
+def sign_region(points: np.ndarray, tiles: np.ndarray, shape) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1): the part of the photo (of `shape`) worth stretching, the box around
+    the `points` (`open_signs`) grown each way by REGION_MARGIN of the tile size (the
+    median long side of the `tiles`' boxes, the first reading's); the whole photo where no
+    tile was read to give a size."""
+    h, w = shape[:2]
+    tiles = np.asarray(tiles, np.float64).reshape(-1, 4, 2)
+    points = np.asarray(points, np.float64).reshape(-1, 2)
+    if len(tiles) == 0 or len(points) == 0:
+        return 0, 0, w, h
+    sides = np.linalg.norm(tiles - np.roll(tiles, 1, axis=1), axis=2).max(axis=1)
+    margin = REGION_MARGIN * float(np.median(sides))
+    x0, y0 = np.floor(points.min(axis=0) - margin)
+    x1, y1 = np.ceil(points.max(axis=0) + margin)
+    x0, y0 = int(np.clip(x0, 0, w - 1)), int(np.clip(y0, 0, h - 1))
+    return x0, y0, int(np.clip(x1, x0 + 1, w)), int(np.clip(y1, y0 + 1, h))
+
+
 def stretched(image: np.ndarray, factor: float) -> np.ndarray:
     """`image` stretched upright by `factor` (its width kept)."""
     h, w = image.shape[:2]
@@ -81,13 +122,15 @@ def from_stretched(quads: np.ndarray, factor: float, height: int) -> np.ndarray:
     return quads
 
 
-def stretched_side(long_side: int, multiple: int, shape, factor: float) -> int:
-    """The detector input's long side for the photo of `shape` stretched by `factor`: its
-    width shrunk as much as the first pass's input (of `long_side`) shrank it, so a tile's
-    width stays what the detector saw; at most MAX_LONG_SIDE."""
+def stretched_side(long_side: int, multiple: int, shape, factor: float, part=None) -> int:
+    """The detector input's long side for the photo of `shape` (or its `part` of that
+    shape) stretched by `factor`: its width shrunk as much as the first pass's input (of
+    `long_side`) shrank the photo, so a tile's width stays what the detector saw; at most
+    MAX_LONG_SIDE."""
     h, w = shape[:2]
     scale = long_side / max(h, w)
-    side = max(w, h * factor) * scale
+    ph, pw = (part or shape)[:2]
+    side = max(pw, ph * factor) * scale
     return int(max(multiple, min(side, MAX_LONG_SIDE) // multiple * multiple))
 
 
@@ -142,7 +185,8 @@ def on_tiles(quads: np.ndarray, tiles: np.ndarray) -> np.ndarray:
     return same_tiles(quads, tiles).any(axis=1)
 
 
-def merge_stretched(first: TileDetections, seen: TileDetections) -> TileDetections:
+def merge_stretched(first: TileDetections, seen: TileDetections,
+                    added: np.ndarray | None = None) -> TileDetections:
     """The tiles of `first` and of a stretched pass's reading `seen` (corners in the same
     pixels), each tile once: a tile only `seen` shows is added. One both show takes the
     stretched reading only where the first pass's box lies across the tile (its up axis
@@ -151,11 +195,18 @@ def merge_stretched(first: TileDetections, seen: TileDetections) -> TileDetectio
     another tile with at most REPLACE_DOUBT of the first's doubt (1 - best probability).
     Otherwise the first reading stays, box and all: a standing tile, stretched, is drawn
     out of shape and now and then read surer as another tile (a 6 as a 9), and so is a
-    tile lying sideways on a table seen from above."""
+    tile lying sideways on a table seen from above.
+
+    `added` (N,) marks the tiles of `first` an earlier stretch added (found in no other
+    pass): two stretched readings of one such tile are merged as the other passes merge,
+    the surer one winning (`merge_readings`), not the earlier one kept."""
     if len(seen) == 0:
         return first
     if len(first) == 0:
         return seen
+    if added is not None and np.asarray(added, bool).any():
+        added = np.asarray(added, bool)
+        return merge_stretched(first[~added], merge_readings(first[added], seen))
     same = same_tiles(seen.corners, first.corners)  # (seen, first)
     doubt_first = 1 - first.class_probs.max(axis=1)
     doubt_seen = 1 - seen.class_probs.max(axis=1)
