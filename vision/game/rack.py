@@ -39,6 +39,10 @@ ROW_GAP = 0.3
 # of the height of a tile standing on a stand leaning back 6-18 degrees. A row whose tiles
 # are shorter than this share of the tiers' is not a tier (rendered tiers: 0.91-1.05).
 FLAT_SHARE = 0.8
+# ...except a row behind the tiers whose boxes' feet meet the tops of the boxes in front
+# within this many of their heights: a tier the one in front hides, its boxes as short as
+# what shows of it (rack-tiles-only.md).
+HIDE_GAP = 0.1
 
 
 @dataclass
@@ -231,26 +235,52 @@ def _off_in_view(q: np.ndarray) -> np.ndarray:
     rows.append(current)
     if len(rows) <= 1:
         return off
-    for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height)):
+    foot_hidden = np.zeros(n, bool)
+    foot_hidden[idx] = _foot_hidden(q, axis, idx, idx)
+    for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height, foot_hidden)):
         off[rows[k]] = True
     return off
 
 
-def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float) -> list[int]:
-    """The rows that stand on the stand: its fullest row, then row by row up and down the
-    rack while the next row lies within a tier step of the last tier taken (a chain, so a
-    three-tier stand's rows all count) and is not foreshortened as tiles lying flat are
-    (`FLAT_SHARE`), at most MAX_TIERS. Of the two rows next to the tiers taken so far, the
-    fuller one is taken first."""
+def _foot_hidden(q: np.ndarray, axis: np.ndarray, ids: np.ndarray,
+                 kept: np.ndarray) -> np.ndarray:
+    """(len(ids),) True for each tile `ids` whose box's foot meets the top of a `kept` box
+    in front of it (beside it along the rack, further down): a tier whose foot the tier in
+    front hides, its box as short as its visible part."""
+    depth_of = -(q @ axis)  # (N, 4): down the rack is deeper
+    top, foot = depth_of.min(axis=1), depth_of.max(axis=1)
+    height = foot - top
+    along = q.mean(axis=1) @ np.array([axis[1], -axis[0]])
+    width = np.linalg.norm(q[:, 1] - q[:, 0], axis=1)
+    i, j = ids[:, None], kept[None, :]
+    beside = np.abs(along[i] - along[j]) < 0.5 * (width[i] + width[j])
+    below = top[j] > top[i] + 0.5 * height[i]
+    meets = np.abs(foot[i] - top[j]) < HIDE_GAP * height[i]
+    return (beside & below & meets).any(axis=1)
+
+
+def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
+           foot_hidden: np.ndarray) -> list[int]:
+    """The rows that stand on the stand: its fullest row (by tile height: see below), then
+    row by row up and down the rack while the next row lies within a tier step of the last
+    tier taken (a chain, so a three-tier stand's rows all count) and is not foreshortened
+    as tiles lying flat are (`FLAT_SHARE`; a row behind whose feet the tier in front hides,
+    `foot_hidden`, is exempt), at most MAX_TIERS. Of the two rows next to the tiers taken so far, the
+    fuller one is taken first.
+
+    The first tier is the row with the most tile height (tiles x their median box height):
+    tiles lying flat are seen foreshortened, and a row of them behind the stand is also
+    further away, so a row of them as long as the stand's weighs less (rack-tiles-only.md)."""
     level = [float(np.mean(depth[r])) for r in rows]
     tall = [float(np.median(heights[r])) for r in rows]
-    fullest = max(range(len(rows)), key=lambda k: len(rows[k]))
+    fullest = max(range(len(rows)), key=lambda k: len(rows[k]) * tall[k])
     lo = hi = fullest
     while hi - lo + 1 < MAX_TIERS:
         tier_height = float(np.median(np.concatenate([heights[r] for r in rows[lo:hi + 1]])))
         nexts = [k for k in (lo - 1, hi + 1) if 0 <= k < len(rows)
                  and abs(level[k] - level[lo if k < lo else hi]) <= TIER_STEP * height
-                 and tall[k] >= FLAT_SHARE * tier_height]
+                 and (tall[k] >= FLAT_SHARE * tier_height
+                      or k < lo and foot_hidden[rows[k]].mean() >= 0.5)]
         if not nexts:
             break
         k = max(nexts, key=lambda k: len(rows[k]))
