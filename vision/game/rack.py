@@ -43,6 +43,14 @@ FLAT_SHARE = 0.8
 # within this many of their heights: a tier the one in front hides, its boxes as short as
 # what shows of it (rack-tiles-only.md).
 HIDE_GAP = 0.1
+# A tile in a tier whose box is shorter than this share of the height a standing tile's box
+# has at its place (heights fit over the tiers' tiles, `_squashed`) lies flat beside or
+# behind the stand, unless the tier in front hides its foot (within `SQUASHED_HIDE_GAP`
+# of its height): rack-tiles-only.md.
+FLAT_TILE_SHARE = 0.8
+FIT_BAND = 0.15
+FIT_TILES = 4
+SQUASHED_HIDE_GAP = 0.4
 
 
 @dataclass
@@ -239,11 +247,34 @@ def _off_in_view(q: np.ndarray) -> np.ndarray:
     foot_hidden[idx] = _foot_hidden(q, axis, idx, idx)
     for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height, foot_hidden)):
         off[rows[k]] = True
+    kept = np.nonzero(~off)[0]
+    squashed = kept[_squashed(centres[kept], heights[kept])]
+    if len(squashed):
+        off[squashed[~_foot_hidden(q, axis, squashed, kept, SQUASHED_HIDE_GAP)]] = True
     return off
 
 
+def _squashed(place: np.ndarray, heights: np.ndarray) -> np.ndarray:
+    """Indices of the tiles whose box is shorter than `FLAT_TILE_SHARE` of the height a
+    standing tile's box has at its place (`place`, (N, 2)): box height fit as a plane over
+    the photo (perspective shrinks a stand's tiles smoothly along it), refit on the tiles
+    within `FIT_BAND` of the fit; none where fewer than `FIT_TILES` are."""
+    n = len(heights)
+    if n < FIT_TILES:
+        return np.zeros(0, int)
+    a = np.c_[np.ones(n), place]
+    use = np.arange(n)
+    for _round in range(3):
+        coef = np.linalg.lstsq(a[use], heights[use], rcond=None)[0]
+        share = heights / np.maximum(a @ coef, 1e-9)
+        use = np.nonzero(np.abs(share - 1) < FIT_BAND)[0]
+        if len(use) < FIT_TILES:
+            return np.zeros(0, int)
+    return np.nonzero(share < FLAT_TILE_SHARE)[0]
+
+
 def _foot_hidden(q: np.ndarray, axis: np.ndarray, ids: np.ndarray,
-                 kept: np.ndarray) -> np.ndarray:
+                 kept: np.ndarray, gap: float = HIDE_GAP) -> np.ndarray:
     """(len(ids),) True for each tile `ids` whose box's foot meets the top of a `kept` box
     in front of it (beside it along the rack, further down): a tier whose foot the tier in
     front hides, its box as short as its visible part."""
@@ -255,7 +286,7 @@ def _foot_hidden(q: np.ndarray, axis: np.ndarray, ids: np.ndarray,
     i, j = ids[:, None], kept[None, :]
     beside = np.abs(along[i] - along[j]) < 0.5 * (width[i] + width[j])
     below = top[j] > top[i] + 0.5 * height[i]
-    meets = np.abs(foot[i] - top[j]) < HIDE_GAP * height[i]
+    meets = np.abs(foot[i] - top[j]) < gap * height[i]
     return (beside & below & meets).any(axis=1)
 
 
