@@ -192,15 +192,18 @@ def off_rack_warning(d: TileDetections, off: np.ndarray) -> str:
 def off_the_rack(d: TileDetections) -> np.ndarray:
     """(N,) True for each tile lying on the table beside or behind the rack, not standing
     on it: one that faces another way than the rack's tiles (they all face its way, up or
-    turned round), or one in a row of tiles that is not one of the stand's tiers (`_tiers`:
-    a chain of up to three rows, each within `TIER_STEP` of the next, from the fullest row).
-    Judged only where most tiles agree on a way (else all False).
+    turned round), one in a row of tiles that is not one of the stand's tiers (`_tiers`:
+    a chain of up to three rows, each within `TIER_STEP` of the next, from the row with
+    the most tile height), or one in a tier whose box is too short for a standing tile at
+    its place (`FLAT_TILE_SHARE`). Judged only where most tiles agree on a way (else all
+    False).
 
     Judged twice, in the photo and on the plane estimated from the tiles (as `rows_of`),
-    and the view that keeps more tiles on the rack is taken: seen from the side, a rack's
-    up vectors fan out in the photo and only the plane holds them parallel; but tiles
-    standing on a stand and lying on the table lie on two planes, and one plane fit to
-    both can misplace the stand's rows (docs/decisions/rack-tiers.md)."""
+    and the view that keeps more tile height on the rack (its tiles' box heights in the
+    photo, summed: a row of flat tiles weighs less than the stand's) is taken: seen from
+    the side, a rack's up vectors fan out in the photo and only the plane holds them
+    parallel; but tiles standing on a stand and lying on the table lie on two planes, and
+    one plane fit to both can misplace the stand's rows (docs/decisions/rack-tiers.md)."""
     n = len(d)
     if n < 3:
         return np.zeros(n, bool)
@@ -209,7 +212,8 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     plane = TablePlane.from_tiles(q)
     if plane.tilted:
         on_plane = _off_in_view(plane.to_plane(q).reshape(-1, 4, 2))
-        if on_plane.sum() < off.sum():
+        tall = tile_frames(q)[4]  # in the photo: the stand's tiles stand taller than flat ones
+        if tall[~on_plane].sum() > tall[~off].sum():
             off = on_plane
     return off
 
@@ -296,8 +300,8 @@ def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
     row by row up and down the rack while the next row lies within a tier step of the last
     tier taken (a chain, so a three-tier stand's rows all count) and is not foreshortened
     as tiles lying flat are (`FLAT_SHARE`; a row behind whose feet the tier in front hides,
-    `foot_hidden`, is exempt), at most MAX_TIERS. Of the two rows next to the tiers taken so far, the
-    fuller one is taken first.
+    `foot_hidden`, is exempt), at most MAX_TIERS. Of the two rows next to the tiers taken
+    so far, the fuller one is taken first.
 
     The first tier is the row with the most tile height (tiles x their median box height):
     tiles lying flat are seen foreshortened, and a row of them behind the stand is also
