@@ -51,6 +51,7 @@ FLAT_TILE_SHARE = 0.8
 FIT_BAND = 0.15
 FIT_TILES = 4
 SQUASHED_HIDE_GAP = 0.4
+FIRST_FIT_BAND = 0.3
 
 
 @dataclass
@@ -261,19 +262,24 @@ def _off_in_view(q: np.ndarray) -> np.ndarray:
 def _squashed(place: np.ndarray, heights: np.ndarray) -> np.ndarray:
     """Indices of the tiles whose box is shorter than `FLAT_TILE_SHARE` of the height a
     standing tile's box has at its place (`place`, (N, 2)): box height fit as a plane over
-    the photo (perspective shrinks a stand's tiles smoothly along it), refit on the tiles
-    within `FIT_BAND` of the fit; none where fewer than `FIT_TILES` are."""
+    the photo (perspective shrinks a stand's tiles smoothly along it), first on the tiles
+    within `FIRST_FIT_BAND` of the median height, then refit on those within `FIT_BAND`
+    of the fit; none where fewer than `FIT_TILES` are."""
     n = len(heights)
     if n < FIT_TILES:
         return np.zeros(0, int)
     a = np.c_[np.ones(n), place]
-    use = np.arange(n)
+    # the first fit on the tiles near the median height: a few flat ones at the end of a
+    # row would tilt a fit over all of them
+    use = np.nonzero(np.abs(heights / np.median(heights) - 1) < FIRST_FIT_BAND)[0]
     for _round in range(3):
+        if len(use) < FIT_TILES:
+            return np.zeros(0, int)
         coef = np.linalg.lstsq(a[use], heights[use], rcond=None)[0]
         share = heights / np.maximum(a @ coef, 1e-9)
         use = np.nonzero(np.abs(share - 1) < FIT_BAND)[0]
-        if len(use) < FIT_TILES:
-            return np.zeros(0, int)
+    if len(use) < FIT_TILES:
+        return np.zeros(0, int)
     return np.nonzero(share < FLAT_TILE_SHARE)[0]
 
 
