@@ -89,6 +89,8 @@ def pictures(tables: int, seed: int = 48) -> list[tuple[list[bytes], list[bytes]
     return [tuple(made[k % len(made)][1:]) for k in range(tables)]
 
 
+LAST_S = 5.0  # s: no change this close to the end of the run
+
 # A frame's bytes -> its tiny grey picture, as the phone computes it from its video (made
 # once here: the phone's own work is not the server's, and the bench shares its CPU)
 _looks: dict[bytes, np.ndarray] = {}
@@ -101,8 +103,9 @@ class Table:
         self.change = change  # what the table's change is (`TableChange.to_json`)
         self.game = game
         self.frames = frames
-        # One change a minute, at this table's own second of the minute, from 15 s on.
-        self.changes = [c for c in np.arange(15.0 + start_at, seconds, 60.0)]
+        # One change a minute, at this table's own second of the minute, from 15 s on, and
+        # none in the last LAST_S of the run: each change has its frames and its answers.
+        self.changes = [c for c in np.arange(15.0 + start_at, seconds - LAST_S, 60.0)]
         self.changed_at: list[float] = []  # when the table changed
         self.first_sent: list[float | None] = []  # the first frame sent that shows it
         self.arrived: list[dict[str, float]] = []  # per change: socket -> arrival time
