@@ -1,7 +1,7 @@
 """A tournament hall on one server: 48 tables, mostly still, one change a minute each.
 
     python -m bench.hall_bench [--tables 48] [--phones burst|steady] [--fps 2]
-                               [--seconds 120] [--json OUT]
+                               [--seconds 120] [--frame-workers 1] [--json OUT]
 
 Starts `rummikub serve` as its own process (a fresh database in a temporary folder) and
 creates one game per table. Each table's phone films a real photo of `valid/`
@@ -211,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fps", type=float, default=2.0,
                         help="frames/s of a steady phone (--phones steady)")
     parser.add_argument("--seconds", type=float, default=120.0)
+    parser.add_argument("--frame-workers", type=int, default=1,
+                        help="the server's frame reader threads (`rummikub serve`'s default: 1)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     import httpx
@@ -225,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
-        server = start_server(Path(tmp) / "data", port, 1)
+        server = start_server(Path(tmp) / "data", port, args.frame_workers)
         try:
             from app.server.storage import Storage
 
@@ -280,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     p = (lambda q: float(np.percentile(latencies, q))) if latencies else (lambda q: None)
     result = {
         "tables": args.tables, "phones": args.phones, "seconds": args.seconds,
+        "frame_workers": args.frame_workers,
         "fps": args.fps if args.phones == "steady" else None,
         "wall_s": round(wall, 1), "changes": len(latencies) + missing,
         "changes_not_arrived": missing, "not_arrived": not_arrived,
