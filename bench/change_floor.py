@@ -4,8 +4,8 @@ alone, with a server that takes no time.
     python -m bench.change_floor [--photos 31] [--phones burst|steady] [--hold-s 0.4|none]
 
 For each real photo of `valid/` (RUMMIKUB_DATA), the hall bench's frames
-(`bench.hall_bench.pictures`: three noisy copies of the table as it is and with its
-smallest tile moved 1.5 tile heights), filmed by a 10 frames/s camera; the table changes
+(`bench.hall_bench.table_changes`: three noisy copies of the table as it is and with one
+tile moved to a free place, as `bench.hall_change` makes and checks it), filmed by a 10 frames/s camera; the table changes
 at 10 s, at five phases of the camera's looks (0.01-0.09 s after a look). The phone sends
 as the page does (`bench.phone_rule.SendRule`) or at a steady 2 frames/s (the page
 before); every frame sent goes straight through the real models and a `TableTracker`
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hold-s", default="0.4", help="seconds, or 'none' (frames only)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    from bench.hall_bench import _looks, pictures
+    from bench.hall_bench import _looks, table_changes
     from bench.phone_rule import WATCH_MS, SendRule, SteadyRule, picture_difference
     from vision.game.tracker import TableTracker
     from vision.recognition.decode import Photo
@@ -46,7 +46,9 @@ def main(argv: list[str] | None = None) -> int:
 
     hold_s = None if args.hold_s == "none" else float(args.hold_s)
     try:
-        tables = pictures(args.photos)
+        made, left_out = table_changes()
+        tables = [tuple(m[1:]) for m in made[:args.photos]]
+        keys = [m[0].key for m in made[:args.photos]]
     except (FileNotFoundError, OSError) as error:
         print(f"change_floor: needs the real photos (RUMMIKUB_DATA): {error}", file=sys.stderr)
         return 2
@@ -62,8 +64,8 @@ def main(argv: list[str] | None = None) -> int:
             read[data] = (reader.read(photo), small, (photo.width, photo.height))
         return read[data]
 
-    latencies, never, sent = [], 0, []
-    for frames in tables:
+    latencies, never, sent, never_photos = [], 0, [], []
+    for key, frames in zip(keys, tables, strict=True):
         for phase in PHASES:
             change = CHANGE_AT + phase
             tracker = TableTracker(hold_s=hold_s)
@@ -86,10 +88,12 @@ def main(argv: list[str] | None = None) -> int:
             sent.append(count / (t or 1.0))
             if got is None:
                 never += 1
+                never_photos.append(key)
             else:
                 latencies.append(got)
-    result = {"photos": len(tables), "phones": args.phones, "hold_s": hold_s,
+    result = {"photos": len(tables), "photos_left_out": left_out, "phones": args.phones, "hold_s": hold_s,
               "changes": len(latencies) + never, "never_within_10_s": never,
+              "never_photos": sorted(set(never_photos)),
               "median_s": statistics.median(latencies) if latencies else None,
               "p95_s": float(np.percentile(latencies, 95)) if latencies else None,
               "max_s": max(latencies) if latencies else None,
@@ -98,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.phones}, hold_s {hold_s}: change -> stable change (no server time) median "
           f"{result['median_s']:.2f} s, p95 {result['p95_s']:.2f} s, max {result['max_s']:.2f} s "
           f"over {len(latencies)} changes; {never} not within 10 s; "
-          f"{result['frames_sent_per_s']:.2f} frames sent a second (median)")
+          f"{result['frames_sent_per_s']:.2f} frames sent a second (median); not within 10 s: "
+          f"{', '.join(result['never_photos']) or 'none'}; photos left out (no change a "
+          f"detector sees): {', '.join(left_out) or 'none'}")
     save_json(result, args.json)
     return 0
 

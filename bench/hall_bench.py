@@ -1,7 +1,7 @@
 """A tournament hall on one server: 48 tables, mostly still, one change a minute each.
 
     python -m bench.hall_bench [--tables 48] [--phones burst|steady] [--fps 2]
-                               [--seconds 120] [--json OUT]
+                               [--seconds 120] [--frame-workers 1] [--json OUT]
 
 Starts `rummikub serve` as its own process (a fresh database in a temporary folder) and
 creates one game per table. Each table's phone films a real photo of `valid/`
@@ -10,15 +10,18 @@ grey levels, JPEG quality 80; three noisy copies taken in turn), and sends frame
 the live socket as the phone page does (`--phones burst`, `bench.phone_rule`: 2 frames/s
 while its own view is still, a burst once it moved and settled; it never knows when the
 table changed) or at a steady `--fps` (`--phones steady`, the page before). Once a minute,
-at a time of its own (spread over the minute), a table changes: its smallest labelled
-tile is moved 1.5 tile heights (`bench.still_bench`), and back at the next change. For
+at a time of its own (spread over the minute), a table changes: one of its tiles is moved
+to a free place on the table, as a player moves it (`bench.hall_change`: its old place
+shows the table, and the changed photo read alone finds the tile at its new place; photos
+where no tile can be moved so are left out, and said), and back at the next change. For
 every game a director's view and a big screen are connected too (sockets with the watch
 token: read-only), so every reading goes to three sockets.
 
 Reported: from the moment a table changes (the camera's first look at the changed table
 comes up to 0.1 s later) to the moment the stable reading with the change (`changed:
 true`) has reached all three of its sockets: p50 / p95 over all changes, and how many
-never arrived (also from the first frame sent that shows it, as measured before); frames
+never arrived, each with its table and photo (also from the first frame sent that shows
+it, as measured before); frames
 sent, read by the models, matched as still and dropped (latest wins), in all and per table
 (fairness: the spread of the drop rate); the machine's load average during the run, and a
 1000x750 read and the floor (`bench.floor`) timed before and after it (the machine is
@@ -48,31 +51,45 @@ from bench.phone_rule import WATCH_MS, SendRule, SteadyRule, grey_picture, pictu
 from bench.serve_bench import free_port, rss_mb, start_server
 
 
-def pictures(tables: int, seed: int = 48) -> list[tuple[list[bytes], list[bytes]]]:
-    """Per table: (noisy frames of the table as it is, noisy frames with one tile moved)."""
-    from bench.still_bench import _frame, _move_tile, _smallest_tile
+def table_changes(seed: int = 48) -> tuple[list, list[str]]:
+    """Per real photo of `valid/` with a change a detector sees (`bench.hall_change`):
+    (the change, noisy frames of the table as it is, noisy frames with the change); and
+    the photos left out (no tile of them can be moved to a free place so that the changed
+    photo reads as it should)."""
+    from bench.hall_change import find_change
+    from bench.still_bench import _frame
     from training.real_data import load_split
+    from vision.recognition.pipeline import TileReader
 
     _looks.clear()
-
-    photos = [p for p in load_split("valid") if p.tiles]
+    reader = TileReader.load()
     rng = np.random.default_rng(seed)
-    made: dict[str, tuple[list[bytes], list[bytes]]] = {}
-    out = []
-    for k in range(tables):
-        labelled = photos[k % len(photos)]
-        if labelled.key not in made:
-            image = labelled.read()
-            moved = _move_tile(image, _smallest_tile(labelled.tiles), rng)
-            made[labelled.key] = ([_frame(image, rng, 3.0) for _ in range(3)],
-                                  [_frame(moved, rng, 3.0) for _ in range(3)])
-        out.append(made[labelled.key])
-    for states in made.values():
+    made, left_out = [], []
+    for labelled in (p for p in load_split("valid") if p.tiles):
+        image = labelled.read()
+        change = find_change(labelled, image, reader, rng)
+        if change is None:
+            left_out.append(labelled.key)
+            continue
+        made.append((change, [_frame(image, rng, 3.0) for _ in range(3)],
+                     [_frame(change.image, rng, 3.0) for _ in range(3)]))
+    for _change, *states in made:
         for data in (*states[0], *states[1]):
             image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
             _looks[data] = grey_picture(image)
-    return out
+    return made, left_out
 
+
+def pictures(tables: int, seed: int = 48) -> list[tuple[list[bytes], list[bytes]]]:
+    """Per table: (noisy frames of the table as it is, noisy frames with one tile moved),
+    the photos with a change taken in turn."""
+    made, _left_out = table_changes(seed)
+    if not made:
+        raise FileNotFoundError("no real photo with a change a detector sees")
+    return [tuple(made[k % len(made)][1:]) for k in range(tables)]
+
+
+LAST_S = 5.0  # s: no change this close to the end of the run
 
 # A frame's bytes -> its tiny grey picture, as the phone computes it from its video (made
 # once here: the phone's own work is not the server's, and the bench shares its CPU)
@@ -80,12 +97,15 @@ _looks: dict[bytes, np.ndarray] = {}
 
 
 class Table:
-    def __init__(self, number: int, game: dict, frames, start_at: float, seconds: float):
+    def __init__(self, number: int, game: dict, frames, start_at: float, seconds: float,
+                 change: dict | None = None):
         self.number = number
+        self.change = change  # what the table's change is (`TableChange.to_json`)
         self.game = game
         self.frames = frames
-        # One change a minute, at this table's own second of the minute, from 15 s on.
-        self.changes = [c for c in np.arange(15.0 + start_at, seconds, 60.0)]
+        # One change a minute, at this table's own second of the minute, from 15 s on, and
+        # none in the last LAST_S of the run: each change has its frames and its answers.
+        self.changes = [c for c in np.arange(15.0 + start_at, seconds - LAST_S, 60.0)]
         self.changed_at: list[float] = []  # when the table changed
         self.first_sent: list[float | None] = []  # the first frame sent that shows it
         self.arrived: list[dict[str, float]] = []  # per change: socket -> arrival time
@@ -191,18 +211,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fps", type=float, default=2.0,
                         help="frames/s of a steady phone (--phones steady)")
     parser.add_argument("--seconds", type=float, default=120.0)
+    parser.add_argument("--frame-workers", type=int, default=1,
+                        help="the server's frame reader threads (`rummikub serve`'s default: 1)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     import httpx
 
     try:
-        frames = pictures(args.tables)
+        made, left_out = table_changes()
     except (FileNotFoundError, OSError) as error:
         print(f"hall_bench: needs the real photos (RUMMIKUB_DATA): {error}", file=sys.stderr)
         return 2
+    if not made:
+        print("hall_bench: no real photo with a change a detector sees", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
-        server = start_server(Path(tmp) / "data", port, 1)
+        server = start_server(Path(tmp) / "data", port, args.frame_workers)
         try:
             from app.server.storage import Storage
 
@@ -214,8 +239,9 @@ def main(argv: list[str] | None = None) -> int:
             for n in range(args.tables):
                 game = httpx.post(base + "/api/games", json={"players": ["Ann", "Ben"]},
                                   headers={"X-Token": token}).json()
-                tables.append(Table(n + 1, game, frames[n], 60.0 * n / args.tables,
-                                    args.seconds))
+                change, *frames = made[n % len(made)]
+                tables.append(Table(n + 1, game, frames, 60.0 * n / args.tables,
+                                    args.seconds, change.to_json()))
             before = read_floor_ms()
             load: list[float] = []
             began = time.perf_counter()
@@ -231,15 +257,23 @@ def main(argv: list[str] | None = None) -> int:
             server.terminate()
             server.wait(20)
 
-    latencies, from_sent, missing = [], [], 0
+    latencies, from_sent, missing, not_arrived = [], [], 0, []
     for t in tables:
-        for at, sent, arrived in zip(t.changed_at, t.first_sent, t.arrived, strict=True):
+        for k, (at, sent, arrived) in enumerate(zip(t.changed_at, t.first_sent, t.arrived,
+                                                    strict=True)):
             if len(arrived) == 3:
                 latencies.append(max(arrived.values()) - at)
                 if sent is not None:
                     from_sent.append(max(arrived.values()) - sent)
             else:
                 missing += 1
+                not_arrived.append({"table": t.number, "change": k + 1,
+                                    "back": k % 2 == 1, "sockets": sorted(arrived),
+                                    **(t.change or {})})
+    per_table = [statistics.median(max(a.values()) - at
+                                   for at, a in zip(t.changed_at, t.arrived, strict=True)
+                                   if len(a) == 3)
+                 for t in tables if any(len(a) == 3 for a in t.arrived)]
     received = sum(s["received"] for s in stats)
     still = sum(s.get("still", 0) for s in stats)
     models = sum(s["read"] for s in stats) - still
@@ -248,9 +282,13 @@ def main(argv: list[str] | None = None) -> int:
     p = (lambda q: float(np.percentile(latencies, q))) if latencies else (lambda q: None)
     result = {
         "tables": args.tables, "phones": args.phones, "seconds": args.seconds,
+        "frame_workers": args.frame_workers,
         "fps": args.fps if args.phones == "steady" else None,
         "wall_s": round(wall, 1), "changes": len(latencies) + missing,
-        "changes_not_arrived": missing,
+        "changes_not_arrived": missing, "not_arrived": not_arrived,
+        "photos": len(made), "photos_left_out": left_out,
+        "per_table_median_s": {"min": min(per_table, default=None),
+                               "max": max(per_table, default=None)},
         "p50_s": p(50), "p95_s": p(95), "max_s": max(latencies) if latencies else None,
         "target_p95_s": 1.0,
         "from_first_frame_sent": {"p50_s": q(from_sent, 50), "p95_s": q(from_sent, 95)},
@@ -274,8 +312,16 @@ def main(argv: list[str] | None = None) -> int:
         if from_sent:
             print(f"  from the first frame sent that shows it: p50 {q(from_sent, 50):.2f} s, "
                   f"p95 {q(from_sent, 95):.2f} s")
+        print(f"  per table, the median latency: {min(per_table):.2f} to "
+              f"{max(per_table):.2f} s")
     else:
         print(f"  no change arrived on all 3 sockets ({missing} changes)")
+    for row in not_arrived:
+        print(f"  never arrived: table {row['table']} change {row['change']} "
+              f"({'back' if row['back'] else 'moved'}), photo {row.get('photo')}, tile "
+              f"{row.get('tile')} {row.get('from')} -> {row.get('to')}, on {row['sockets']}")
+    print(f"  {len(made)} photos with a change a detector sees; left out: "
+          f"{', '.join(left_out) or 'none'}")
     print(f"  frames: {result['frames']['sent']} sent "
           f"({result['frames']['sent'] / max(1, len(tables)) / wall:.2f}/s per table), "
           f"{received} received, {models} read by the models, {still} still "

@@ -12,7 +12,8 @@ turns the frames into a *stable* table that changes only when a change has held:
    A frame in which the camera moved by more than `CAMERA_STEP` tile heights is not still.
 2. A detection belongs to the track whose place is nearest, within `MATCH_RADIUS` of the
    two tiles' heights; a detection with no track starts one. (The tracks and these two
-   steps: `vision.game.tracks`; this module decides what they mean for the table.)
+   steps: `vision.game.tracks`; what a missed tile's place shows: `vision.game.places`;
+   the edition's copies: `vision.game.copies`; this module decides what they mean.)
 3. A frame is *still* when the scene did not move: the downscaled grey frame differs from
    the previous one (after removing the camera's move) in less than `motion_max` of its
    pixels, few tracks came or went since the previous frame (`churn`), and it is not
@@ -59,16 +60,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from vision.game import copies, places
 from vision.game import tracks as T
 from vision.game.occlusion import BARE, COVERED
 from vision.game.stillness import SceneMeasure
-from vision.game.tracks import SEEN, Track, TrackerUpdate, height, table_of, vote
+from vision.game.tracks import Track, TrackerUpdate, height, table_of, vote
 from vision.game.turn import _tile_size
 from vision.recognition.detections import TileDetections
 
 __all__ = ["TableTracker", "TrackerUpdate"]
 
-ALT_SHARE = 0.05  # an alternative reading is plausible at >= this share of the best one
 CAMERA_STEP = 0.5  # the camera moved more than this (tile heights): the frame is not still
 NEAR_COVERED = 1.5  # a new find this close (tile heights) to a covered tile waits
 
@@ -265,7 +266,8 @@ class TableTracker:
                 tr.unseen_still = 0
             elif still:
                 tr.unseen_still += 1
-        self._evidence = self._places(gray_small, frame, still)
+        self._evidence = places.judge(self._tracks.values(), gray_small, self._frame_size,
+                                      frame, still, hold=self.hold, window=self.window)
         changes: list[str] = []
         held = self._held(run)
         if held:
@@ -332,7 +334,7 @@ class TableTracker:
         for tr in list(self._tracks.values()):
             mean, k, best = vote(tr, run)
             missing = n_run - k
-            if tr.code is None and self._near(covered, tr):
+            if tr.code is None and places.near(covered, tr, NEAR_COVERED * self._size):
                 continue
             if tr.code is None:
                 # Seen in every still frame since it was first found, over a run that held:
@@ -365,14 +367,14 @@ class TableTracker:
                 if (tr.correction is None and top != tr.code and best[top] >= self.hold
                         and not len(covered)
                         and best[top] >= 2 * best[tr.code] and mean[top] >= 2 * mean[tr.code]
-                        and held[top] < self._limit(labels[top])
+                        and held[top] < copies.limit(self.rules, labels[top])
                         and T.latest_best(tr, still_window, self.hold) == top):
                     held[tr.code] -= 1
                     held[top] += 1
                     changes.append(f"tile {tr.id} re-read {labels[tr.code]} -> {labels[top]}")
                     tr.code = top
                     reread.append(tr)
-            if missing and self._out_of_view(tr):
+            if missing and places.out_of_view(tr, self._frame_size):
                 continue  # the camera no longer shows its place: not gone, out of sight
             if missing and self._evidence and tr.state is not None:
                 # Its place says: a tile is gone when the table shows where it lay (for
@@ -424,65 +426,12 @@ class TableTracker:
             old.probs = tr.probs
             added.remove(tr)
             del self._tracks[tr.id]
-        changes.extend(self._enforce_copies(added, reread))
+        changes.extend(copies.enforce(self._tracks.values(), added, reread, labels,
+                                      self.rules))
         for tr in added:
             if tr.code is not None:
                 changes.append(f"tile {tr.id} ({labels[self._code(tr)]}) laid")
         return changes
-
-    def _places(self, picture: np.ndarray | None, frame: int, still: bool) -> bool:
-        """What each stable tile's place shows (`vision.game.occlusion`): its look is kept while
-        it is seen on still frames, its place judged when this frame misses it. Returns
-        whether the pictures can tell (a picture and the frame's size were given)."""
-        from vision.game import occlusion
-
-        if picture is None or self._frame_size is None:
-            for tr in self._tracks.values():
-                tr.state = None
-            return False
-        pic = occlusion.prepare(picture)
-        h, w = pic.shape[:2]
-        to_small = np.array([w / self._frame_size[0], h / self._frame_size[1]])
-        seen = [tr for tr in self._tracks.values() if tr.last_seen == frame]
-        # Tiles found now that lie over a missing tile's place: only tiles the frames
-        # agree on (stable ones, or seen `hold` times), not a find on a hand.
-        sure = [tr.corners * to_small for tr in seen
-                if tr.code is not None or len(tr.seen) >= self.hold]
-        found = occlusion.tiles_mask(pic.shape, sure)
-        every = occlusion.tiles_mask(pic.shape, [tr.corners * to_small for tr in seen])
-        whole = all(tr.last_seen == frame for tr in self._tracks.values() if tr.code is not None)
-        for tr in self._tracks.values():
-            if tr.last_seen == frame:
-                # Seen now (if only in part, under a hand's edge): not going anywhere.
-                tr.state, tr.bare_still = SEEN, 0
-                # Looked at again now and then (light and shade change slowly), while
-                # the whole table is seen: not with a hand lying next to it.
-                if still and (tr.look is None or (whole and (frame + tr.id) % self.window == 0
-                                                  and not tr.seen[frame][4])):
-                    tr.look = occlusion.look_of(pic, tr.corners * to_small, every) or tr.look
-                continue
-            if tr.code is None:
-                continue
-            tr.state = occlusion.place_state(pic, tr.corners * to_small, tr.look, found)
-            if tr.state in occlusion.BARE:
-                tr.bare_still += int(still)
-            elif tr.state is not None:
-                tr.bare_still = 0
-        return True
-
-    def _near(self, places: np.ndarray, tr: Track) -> bool:
-        """Whether `tr` lies within NEAR_COVERED tile heights of one of `places`."""
-        return bool(len(places)) and float(np.min(np.linalg.norm(
-            places - tr.centre(), axis=1))) < NEAR_COVERED * self._size
-
-    def _out_of_view(self, tr: Track) -> bool:
-        """Whether the frame's edge cuts the tile's place (its corners, carried by the
-        camera's moves): the camera turned away from it, the tile is no less there."""
-        if self._frame_size is None:
-            return False
-        w, h = self._frame_size
-        q = tr.corners
-        return bool((q.min(axis=0) < 0).any() or q[:, 0].max() > w - 1 or q[:, 1].max() > h - 1)
 
     def _leave(self, tr: Track) -> None:
         tr.code = None
@@ -491,55 +440,6 @@ class TableTracker:
 
     def _code(self, tr: Track) -> int:
         return tr.correction if tr.correction is not None else tr.code
-
-    def _limit(self, code: str) -> int:
-        if code == "J":
-            return int(self.rules.jokers)
-        if code[0] not in {str(c) for c in self.rules.colors}:
-            return 0  # a colour this edition does not print
-        return int(self.rules.copies)
-
-    def _enforce_copies(self, added: list[Track], reread: list[Track]) -> list[str]:
-        """Never more copies than the edition has: the copy that came last (laid or re-read
-        just now) yields first, then the least sure one."""
-        labels = self._labels
-        stable = [tr for tr in self._tracks.values() if tr.code is not None]
-
-        def strength(tr: Track) -> tuple:
-            p = tr.probs[tr.code] if tr.probs is not None else 0.0
-            return (tr.correction is not None, tr.committed, tr not in added,
-                    tr not in reread, float(p))
-
-        counts: Counter = Counter()
-        changes = []
-        for tr in sorted(stable, key=strength, reverse=True):
-            code = self._code(tr)
-            if counts[code] < self._limit(labels[code]) or tr.correction is not None:
-                counts[code] += 1
-                continue
-            probs = tr.probs if tr.probs is not None else np.zeros(len(labels))
-            best = float(probs[code])
-            alt = None
-            for k in np.argsort(-probs):
-                k = int(k)
-                if k == code:
-                    continue
-                if probs[k] < ALT_SHARE * best:
-                    break
-                if counts[k] < self._limit(labels[k]):
-                    alt = k
-                    break
-            if alt is not None:
-                changes.append(f"tile {tr.id} read {labels[alt]}, not {labels[code]}: "
-                               f"the edition has {self._limit(labels[code])} {labels[code]}")
-                tr.code = alt
-                counts[alt] += 1
-            elif tr in added and self._limit(labels[code]) > 0:
-                tr.code = None  # held back until the frames settle which copy it is
-                tr.probs = None
-            else:
-                counts[code] += 1  # an older tile keeps its place; the referee will say
-        return changes
 
     def _prune(self, frame: int) -> None:
         for tid in [tid for tid, tr in self._tracks.items()

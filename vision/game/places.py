@@ -1,0 +1,76 @@
+"""What the places of the live table's tiles show (`vision.game.tracker`): for each tile of
+the stable table the frame misses, whether its place shows the table (it left), a hand (it
+is hidden), the frame's edge (out of view) or still the tile (the detector missed it).
+
+The judgement of one place is `vision.game.occlusion`'s; this module keeps each track's
+look and place state up to date over the frames, which the tracker's decisions then read
+(`Track.state`, `Track.bare_still`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from vision.game import occlusion
+from vision.game.tracks import SEEN, Track
+
+
+def judge(tracks: Iterable[Track], picture: np.ndarray | None,
+          frame_size: tuple[int, int] | None, frame: int, still: bool, *, hold: int,
+          window: int) -> bool:
+    """What each stable tile's place shows in `frame`: its look is kept while it is seen
+    on still frames, its place judged when this frame misses it (`hold`: sightings that
+    make a find sure; `window`: frames between two new looks at a seen tile). Returns
+    whether the pictures can tell (a picture and the frame's size were given)."""
+    tracks = list(tracks)
+    if picture is None or frame_size is None:
+        for tr in tracks:
+            tr.state = None
+        return False
+    pic = occlusion.prepare(picture)
+    h, w = pic.shape[:2]
+    to_small = np.array([w / frame_size[0], h / frame_size[1]])
+    seen = [tr for tr in tracks if tr.last_seen == frame]
+    # Tiles found now that lie over a missing tile's place: only tiles the frames
+    # agree on (stable ones, or seen `hold` times), not a find on a hand.
+    sure = [tr.corners * to_small for tr in seen
+            if tr.code is not None or len(tr.seen) >= hold]
+    found = occlusion.tiles_mask(pic.shape, sure)
+    every = occlusion.tiles_mask(pic.shape, [tr.corners * to_small for tr in seen])
+    whole = all(tr.last_seen == frame for tr in tracks if tr.code is not None)
+    for tr in tracks:
+        if tr.last_seen == frame:
+            # Seen now (if only in part, under a hand's edge): not going anywhere.
+            tr.state, tr.bare_still = SEEN, 0
+            # Looked at again now and then (light and shade change slowly), while
+            # the whole table is seen: not with a hand lying next to it.
+            if still and (tr.look is None or (whole and (frame + tr.id) % window == 0
+                                              and not tr.seen[frame][4])):
+                tr.look = occlusion.look_of(pic, tr.corners * to_small, every) or tr.look
+            continue
+        if tr.code is None:
+            continue
+        tr.state = occlusion.place_state(pic, tr.corners * to_small, tr.look, found)
+        if tr.state in occlusion.BARE:
+            tr.bare_still += int(still)
+        elif tr.state is not None:
+            tr.bare_still = 0
+    return True
+
+
+def near(places: np.ndarray, tr: Track, radius: float) -> bool:
+    """Whether `tr` lies within `radius` px of one of `places` (K, 2)."""
+    return bool(len(places)) and float(np.min(np.linalg.norm(
+        places - tr.centre(), axis=1))) < radius
+
+
+def out_of_view(tr: Track, frame_size: tuple[int, int] | None) -> bool:
+    """Whether the frame's edge cuts the tile's place (its corners, carried by the
+    camera's moves): the camera turned away from it, the tile is no less there."""
+    if frame_size is None:
+        return False
+    w, h = frame_size
+    q = tr.corners
+    return bool((q.min(axis=0) < 0).any() or q[:, 0].max() > w - 1 or q[:, 1].max() > h - 1)
