@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import json
 
-import httpx
 import pytest
 
 from tests.live_helpers import FIRST_MELD
 from tests.server_helpers import two_processes
-from tests.test_server_hall_reconnect import _connect, _end_turn, _reading
+from tests.test_server_hall_reconnect import (
+    _connect,
+    _end_turn,
+    _reading,
+    first_meld_through_a,
+    kill_while_streaming,
+)
 from tests.test_server_live_hidden import code, with_hand
 
 
@@ -31,21 +36,7 @@ def _hidden_turn(verdict: dict, player: str, hidden: list[str]) -> None:
 
 
 def test_the_hidden_tiles_of_a_camera_on_a_are_known_on_b_and_after_a_dies(pair):
-    from websockets.exceptions import ConnectionClosed
-
-    a, b = (httpx.Client(base_url=s.base, timeout=60) for s in pair)
-    game = a.post("/api/games", json={"players": ["Ann", "Ben"]},
-                  headers={"X-Token": pair[0].table_token}).json()
-    assert b.post(f"/api/games/{game['id']}/rounds",
-                  headers={"X-Token": game["token"]}).is_success
-    with _connect(pair[0], game) as phone:
-        assert json.loads(phone.recv(timeout=30))["type"] == "game"
-        stored = None
-        for _ in range(8):
-            message = _reading(phone, FIRST_MELD)
-            stored = message["reading"] if message["changed"] else stored
-        assert stored is not None and len(stored["tiles"]) == 7
-        assert _end_turn(b, game)["legal"]  # Ann's first meld, judged on B
+    with first_meld_through_a(pair) as (b, game, phone, stored):
         hand = with_hand(FIRST_MELD, stored)
         for _ in range(5):
             message = _reading(phone, hand)
@@ -55,11 +46,7 @@ def test_the_hidden_tiles_of_a_camera_on_a_are_known_on_b_and_after_a_dies(pair)
         # Ben's turn ends on B, which holds no camera: the hidden tiles are named.
         _hidden_turn(_end_turn(b, game), "Ben", hidden)
         # A dies while the phone streams the hand.
-        phone.send(hand)
-        pair[0].kill()
-        with pytest.raises((ConnectionClosed, OSError, TimeoutError)):
-            for _ in range(100):
-                phone.recv(timeout=10)
+        kill_while_streaming(pair[0], phone, hand)
     # Before the phone is back, Ann's turn ends on B: the tiles are still hidden there.
     _hidden_turn(_end_turn(b, game), "Ann", hidden)
     with _connect(pair[1], game) as phone:

@@ -7,6 +7,7 @@ and takes nothing away."""
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 import httpx
 import pytest
@@ -46,9 +47,11 @@ def _end_turn(http: httpx.Client, game: dict) -> dict:
     return answer.json()
 
 
-def test_a_phone_on_a_killed_process_goes_on_from_the_stored_table_on_the_other(pair):
-    from websockets.exceptions import ConnectionClosed
-
+@contextmanager
+def first_meld_through_a(pair):
+    """A game made on A, its round started on B; a phone streams Ann's first meld to A until
+    it is stable, and her turn is judged on B. Yields (B's client, the game, the phone on A,
+    the stable reading)."""
     a, b = (httpx.Client(base_url=s.base, timeout=60) for s in pair)
     game = a.post("/api/games", json={"players": ["Ann", "Ben"]},
                   headers={"X-Token": pair[0].table_token}).json()
@@ -62,12 +65,23 @@ def test_a_phone_on_a_killed_process_goes_on_from_the_stored_table_on_the_other(
             stored = message["reading"] if message["changed"] else stored
         assert stored is not None and len(stored["tiles"]) == 7
         assert _end_turn(b, game)["legal"]  # Ann's first meld, judged on B
-        # A dies while the phone streams: its socket goes.
-        phone.send(FIRST_MELD)
-        pair[0].kill()
-        with pytest.raises((ConnectionClosed, OSError, TimeoutError)):
-            for _ in range(100):
-                phone.recv(timeout=10)
+        yield b, game, phone, stored
+
+
+def kill_while_streaming(server: ServerProcess, phone, frame: bytes) -> None:
+    """The process dies (SIGKILL) while the phone streams: its socket goes."""
+    from websockets.exceptions import ConnectionClosed
+
+    phone.send(frame)
+    server.kill()
+    with pytest.raises((ConnectionClosed, OSError, TimeoutError)):
+        for _ in range(100):
+            phone.recv(timeout=10)
+
+
+def test_a_phone_on_a_killed_process_goes_on_from_the_stored_table_on_the_other(pair):
+    with first_meld_through_a(pair) as (b, game, phone, stored):
+        kill_while_streaming(pair[0], phone, FIRST_MELD)
     hand = with_hand(FIRST_MELD, stored)
     with _connect(pair[1], game) as phone:
         # B's first message holds the table stored through A.
