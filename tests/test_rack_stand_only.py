@@ -74,13 +74,8 @@ SCENES = [("white_teal", 2, 801_107, "behind and in front"),
 
 
 @pytest.fixture(scope="module")
-def reader():
-    from vision.recognition.pipeline import ModelsMissing, TileReader
-
-    try:
-        return TileReader.load()
-    except ModelsMissing as error:
-        pytest.skip(str(error))
+def reader(tile_reader):
+    return tile_reader  # conftest's: loaded once per module, skips where models are missing
 
 
 @pytest.mark.parametrize("edition,tiers,seed,where", SCENES)
