@@ -107,3 +107,25 @@ def test_labels_fold_at_phone_width_that_fit_on_a_laptop(server):
     assert phone["folded"], "at 412 px some labels of the 22 px tiles must fold"
     assert _overlapping(laptop["boxes"]) == []
     assert len(laptop["folded"]) <= 2 < len(phone["folded"]), (laptop["folded"], phone["folded"])
+
+
+def test_a_wrong_sets_reason_at_the_pictures_edge_is_drawn_whole(server, valid_by_key, tmp_path):
+    """rummy-11's "7 7" pair lies at the photo's right edge: its reason ("too short") was
+    drawn 40 px from the edge whatever its width, and ran off the picture at phone width."""
+    import cv2
+    from playwright.sync_api import sync_playwright
+
+    photo = tmp_path / "rummy-11.jpg"
+    cv2.imwrite(str(photo), valid_by_key["rummy-11"].read())
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        context, page, errors = _photographed(browser, server, PHONE, photo)
+        width = page.evaluate("() => document.querySelector('#overlay').getBoundingClientRect()"
+                              ".width")
+        sets = [b for b in _labels(page)["boxes"] if b["kind"] == "set"]
+        assert sets, "no wrong set's reason drawn"
+        for b in sets:
+            assert b["box"][0] >= -0.5 and b["box"][2] <= width + 0.5, (b, width)
+        assert errors == []
+        context.close()
+        browser.close()

@@ -151,7 +151,10 @@ export class Overlay {
         const size = LABEL_PX.set * unit;
         const y0 = Math.max(size, top[1] - size * (lines.length + 0.2));
         lines.forEach((ln, i) => {
-          const box = label(ctx, ln, Math.min(Math.max(top[0], 40 * unit), r.width - 40 * unit), y0 + i * size * 1.4, RED, size);
+          // Kept whole inside the picture: a set at its edge would cut its reason off.
+          const [bx0, , bx1] = labelBox(ctx, ln, 0, 0, size);
+          const half = Math.min((bx1 - bx0) / 2, r.width / 2);
+          const box = label(ctx, ln, Math.min(Math.max(top[0], half), r.width - half), y0 + i * size * 1.4, RED, size);
           placed.push(box);
           this.labelBoxes.push({ kind: "set", text: ln, box });
         });
