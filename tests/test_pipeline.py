@@ -606,3 +606,12 @@ def test_real_photos_lit_by_a_lamp_and_a_window_keep_every_tile(reader, real_pho
                               np.argsort(-det.detector_scores))
         assert len(pairs) == len(photo.tiles), photo.key
         assert all(det.codes[d] == photo.tiles[k].code for d, k in pairs), photo.key
+
+
+def test_a_tile_as_json_gives_its_code_back():
+    from vision.recognition.labels import TILE_CLASSES, code_from_json, split_code
+
+    for code in TILE_CLASSES:
+        color, number, joker = split_code(code)
+        assert code_from_json({"color": color, "number": number, "joker": joker}) == code
+    assert code_from_json({"color": "yellow", "number": 7, "joker": False}) == "O7"

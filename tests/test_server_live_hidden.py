@@ -28,9 +28,9 @@ def with_hand(photo: bytes, reading: dict) -> bytes:
 
 
 def code(tile: dict) -> str:
-    from vision.recognition.labels import WORD_TO_SLOT
+    from vision.recognition.labels import code_from_json
 
-    return "J" if tile["joker"] else f"{WORD_TO_SLOT[tile['color']]}{tile['number']}"
+    return code_from_json(tile)
 
 
 def send(ws, data: bytes) -> dict:

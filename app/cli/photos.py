@@ -119,10 +119,12 @@ def to_json_text(value, indent: int = 0) -> str:
 
 def _summary(result: dict) -> str:
     """A readable block for one photo."""
+    from vision.recognition.labels import code_from_json
+
     if "error" in result:
         return f"{result['photo']}: ERROR {result['error']}"
     tiles = result["tiles"]
-    codes = {t["id"]: _code(t) for t in tiles}
+    codes = {t["id"]: code_from_json(t) for t in tiles}
     lines = [f"{result['photo']} ({result['width']}x{result['height']}): {len(tiles)} tiles"]
     for number, item in enumerate(result["sets"], 1):
         text = " ".join(codes[i] for i in item["tiles"])
@@ -141,14 +143,6 @@ def _summary(result: dict) -> str:
     if result.get("annotated"):
         lines.append(f"  annotated: {result['annotated']}")
     return "\n".join(lines)
-
-
-def _code(tile: dict) -> str:
-    from vision.recognition.labels import WORD_TO_SLOT
-
-    if tile.get("joker"):
-        return "J"
-    return f"{WORD_TO_SLOT.get(tile.get('color'), '?')}{tile.get('number')}"
 
 
 def run_scan(args: argparse.Namespace) -> int:

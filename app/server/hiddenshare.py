@@ -14,21 +14,16 @@ from __future__ import annotations
 
 import logging
 
-from vision.recognition.labels import WORD_TO_SLOT
+from vision.recognition.labels import code_from_json
 
 log = logging.getLogger("rummikub.server")
-
-
-def tile_code(tile: dict) -> str:
-    """A reading's tile (as `TileDetections.to_json` gives it) as its code."""
-    return "J" if tile.get("joker") else f"{WORD_TO_SLOT[tile['color']]}{tile['number']}"
 
 
 def hidden_tiles(reading: dict, hidden: list[int]) -> list[dict]:
     """The hidden tiles of `reading` as stored: id, code, and corners where the camera
     last placed them."""
     tiles = reading.get("tiles") or []
-    return [{"id": int(k), "code": tile_code(tiles[k]), "corners": tiles[k]["corners"]}
+    return [{"id": int(k), "code": code_from_json(tiles[k]), "corners": tiles[k]["corners"]}
             for k in hidden if 0 <= k < len(tiles)]
 
 

@@ -31,3 +31,11 @@ def split_code(code: str) -> tuple[str | None, int | None, bool]:
     if code == "J":
         return None, None, True
     return COLOR_WORDS[code[0]], int(code[1:]), False
+
+
+def code_from_json(tile: dict) -> str:
+    """A reading's tile as JSON (`split_code`'s fields) back to its code; `?` for a colour
+    it does not name."""
+    if tile.get("joker"):
+        return "J"
+    return f"{WORD_TO_SLOT.get(tile.get('color'), '?')}{tile.get('number')}"
