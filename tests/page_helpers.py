@@ -227,3 +227,18 @@ def phone_context(browser, server: Server, *, camera: bool = False):
     if camera:
         context.grant_permissions(["camera"], origin=server.url)
     return context
+
+
+def verdict_panel(page, server: Server, lang: str, verdict: dict, pick: str):
+    """What the page's verdict panel shows for `verdict` in `lang`: `format.verdictHtml`
+    rendered into a detached element `el`, then the JS expression `pick` over it."""
+    page.goto(f"http://{LAN_NAME}:{server.port}/?t={server.table_token}")
+    render = """async ([lang, v]) => {
+        const i18n = await import('/js/i18n.js');
+        await i18n.setLanguage(lang);
+        const f = await import('/js/format.js');
+        const el = document.createElement('details');
+        el.innerHTML = f.verdictHtml(v);
+        return (() => { PICK })();
+    }"""
+    return page.evaluate(render.replace("PICK", pick), [lang, verdict])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.page_helpers import LAN_NAME, Server, chromium_path, launch
+from tests.page_helpers import Server, chromium_path, launch, verdict_panel
 from tests.test_page_verdict_hidden import VERDICT
 from vision.game.checks import edge_note, hidden_note
 
@@ -30,18 +30,11 @@ def server(tmp_path_factory):
 
 def _checks(page, server, lang: str, verdict: dict) -> list[str]:
     """The verdict panel's "to check" heading and lines, as the page renders them."""
-    page.goto(f"http://{LAN_NAME}:{server.port}/?t={server.table_token}")
-    return page.evaluate("""async ([lang, v]) => {
-        const i18n = await import('/js/i18n.js');
-        await i18n.setLanguage(lang);
-        const f = await import('/js/format.js');
-        const el = document.createElement('details');
-        el.innerHTML = f.verdictHtml(v);
+    return verdict_panel(page, server, lang, verdict, """
         const list = el.querySelector('ul.checks');
         if (!list) return [];
         return [list.previousElementSibling.textContent,
-                ...[...list.querySelectorAll('li')].map((li) => li.textContent)];
-    }""", [lang, verdict])
+                ...[...list.querySelectorAll('li')].map((li) => li.textContent)];""")
 
 
 def _expected(lang: str) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.page_helpers import LAN_NAME, Server, chromium_path, launch
+from tests.page_helpers import Server, chromium_path, launch, verdict_panel
 
 CATALOGUES = Path(__file__).resolve().parents[1] / "app" / "static" / "i18n"
 VERDICT = {"round": 1, "turn": 2, "player": "Ann", "legal": True, "passed": True,
@@ -29,16 +29,9 @@ def server(tmp_path_factory):
 
 
 def _rendered(page, server, lang: str, verdict: dict) -> str:
-    page.goto(f"http://{LAN_NAME}:{server.port}/?t={server.table_token}")
-    return page.evaluate("""async ([lang, v]) => {
-        const i18n = await import('/js/i18n.js');
-        await i18n.setLanguage(lang);
-        const f = await import('/js/format.js');
-        const el = document.createElement('details');
-        el.innerHTML = f.verdictHtml(v);
+    return verdict_panel(page, server, lang, verdict, """
         const dd = el.querySelector('.hidden-tiles');
-        return dd ? dd.previousElementSibling.textContent + ' | ' + dd.textContent : '';
-    }""", [lang, verdict])
+        return dd ? dd.previousElementSibling.textContent + ' | ' + dd.textContent : '';""")
 
 
 @pytest.mark.parametrize("lang, head", [("en", "Hidden when judged"),
