@@ -297,6 +297,12 @@ def test_an_archive_imports_into_an_empty_server_with_nothing_lost(client, app, 
         "racks": dict(zip(tables[0]["players"][1:], RACKS, strict=False))})
     for table in tables[1:]:
         play_game(client, table)
+    # A hand was over two of the photo's tiles when the camera last told it.
+    storage = app.state.service.storage
+    reading_id = storage.reading_by_photo(game["id"], photo["photo_id"]).id
+    hidden = [{"id": 0, "code": "R2", "corners": [[1, 2], [3, 2], [3, 6], [1, 6]]},
+              {"id": 1, "code": "R3", "corners": [[4, 2], [6, 2], [6, 6], [4, 6]]}]
+    storage.set_hidden(game["id"], reading_id, hidden)
     voided = client.post(url(tournament, "/overrides"), headers=h(tournament["director_token"]),
                          json={"kind": "void-turn", "reason": "played out of turn",
                                "body": {"round": 1, "table": 1, "turn": 1, "drawn": []}})
@@ -320,11 +326,49 @@ def test_an_archive_imports_into_an_empty_server_with_nothing_lost(client, app, 
         assert again.status_code == 409 and "nothing was stored" in again.json()["detail"]
         imported = empty.get(url(tournament, "/export.json"), headers=director).json()
         assert imported == exported
+        assert other.state.service.storage.hidden(game["id"], reading_id) == hidden
         picture = empty.get(f"/api/games/{game['id']}/photos/{photo['photo_id']}",
                             headers=h(game["token"]))
         assert picture.content == client.get(f"/api/games/{game['id']}/photos/"
                                              f"{photo['photo_id']}",
                                              headers=h(game["token"])).content
+
+
+def test_an_archive_of_the_first_schema_still_imports(client, app, tmp_path, request):
+    """Written before the hidden tiles were stored: no `reading_hidden` list; one with a
+    list it should not have is refused whole."""
+    import json
+
+    from fastapi.testclient import TestClient
+
+    from tests import server_helpers
+
+    tournament = new_tournament(client, app)
+    seat(client, tournament, 1)
+    for table in console(client, tournament)["tables"]:
+        play_game(client, table)
+    director = h(tournament["director_token"])
+    archive = client.get(url(tournament, "/archive"), headers=director).json()
+    assert archive["schema"] == "rummikub-hall-archive/2" and archive["tables"]["reading_hidden"] == []
+    old = {"schema": "rummikub-hall-archive/1",
+           "tables": {k: v for k, v in archive["tables"].items() if k != "reading_hidden"}}
+    exported = client.get(url(tournament, "/export.json"), headers=director).json()
+    where = {}
+    if server_helpers.DATABASE is not None:
+        pg = request.getfixturevalue("postgres_server")
+        where["db_path"] = pg.new_database()
+        request.addfinalizer(lambda: pg.drop_database(where["db_path"], missing_ok=True))
+    other = server_helpers.make_app(tmp_path / "other", **where)
+    with TestClient(other) as empty:
+        token = h(other.state.table_token)
+        mixed = dict(old, tables=archive["tables"])  # schema 1 with schema 2's extra list
+        refused = empty.post("/api/tournaments/import", headers=token,
+                             files={"archive": ("t.json", json.dumps(mixed), "application/json")})
+        assert refused.status_code == 422 and "reading_hidden" not in refused.json()["detail"]
+        response = empty.post("/api/tournaments/import", headers=token,
+                              files={"archive": ("t.json", json.dumps(old), "application/json")})
+        assert response.status_code == 201, response.text
+        assert empty.get(url(tournament, "/export.json"), headers=director).json() == exported
 
 
 def test_an_archive_that_is_not_one_is_refused_with_words(client, app):

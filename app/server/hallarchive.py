@@ -1,7 +1,11 @@
 """A whole tournament as one JSON archive, and back: the tournament's rows (players,
 rounds, tables, calls, the audit log) and every table's game with its rounds, turns,
-readings and photos (bytes as base64). Ids and tokens are kept, so the table sheets'
+readings, the tiles each reading's camera did not see (`reading_hidden`, under a hand when
+it was stored) and photos (bytes as base64). Ids and tokens are kept, so the table sheets'
 links and the big screen's link work on the server it is imported into.
+
+An archive of the first schema (written before `reading_hidden` existed) still imports:
+its readings simply have no hidden tiles, as they had none on the server that wrote it.
 
 Import is one transaction into a server that holds none of these rows: any id already
 there (the same tournament twice, a game of another server) refuses it whole.
@@ -23,6 +27,7 @@ from app.server.dbtables import (
     hall_rounds,
     hall_tables,
     photos,
+    reading_hidden,
     readings,
     rounds,
     tournaments,
@@ -32,16 +37,19 @@ from app.server.games import BadInput, Conflict
 from app.server.messages import say
 from app.server.storage import Storage
 
-SCHEMA = "rummikub-hall-archive/1"
+SCHEMA = "rummikub-hall-archive/2"
+# Schemas that import, with the tables each one lacks.
+READS = {SCHEMA: (), "rummikub-hall-archive/1": ("reading_hidden",)}
 BINARY = {"photos": ("data",), "readings": ("detections",)}
 # The tournament's own tables, keyed by tournament_id, and the games' tables, by game_id.
 HALL_TABLES = (("tournaments", tournaments, "id"), ("hall_players", hall_players, None),
                ("hall_rounds", hall_rounds, None), ("hall_tables", hall_tables, None),
                ("hall_log", hall_log, None), ("hall_calls", hall_calls, None))
 GAME_TABLES = (("games", games, "id"), ("rounds", rounds, None), ("turns", turns, None),
-               ("readings", readings, None), ("photos", photos, None))
+               ("readings", readings, None), ("reading_hidden", reading_hidden, None),
+               ("photos", photos, None))
 ORDER = ("tournaments", "games", "hall_players", "hall_rounds", "hall_tables", "readings",
-         "photos", "turns", "rounds", "hall_log", "hall_calls")
+         "reading_hidden", "photos", "turns", "rounds", "hall_log", "hall_calls")
 
 
 def _rows(db, table, where) -> list[dict]:
@@ -69,18 +77,20 @@ def export_archive(storage: Storage, tournament_id: str) -> dict:
 
 def import_archive(storage: Storage, archive: object) -> str:
     """The tournament's id, once every row is stored; BadInput or Conflict, nothing stored."""
-    if not isinstance(archive, dict) or archive.get("schema") != SCHEMA:
+    schema = archive.get("schema") if isinstance(archive, dict) else None
+    if not isinstance(schema, str) or schema not in READS:
         raise BadInput(say("archive.schema", schema=repr(SCHEMA)))
+    order = [name for name in ORDER if name not in READS[schema]]
     data = archive.get("tables")
-    if not isinstance(data, dict) or sorted(data) != sorted(ORDER) or any(
-            not isinstance(data[n], list) for n in ORDER):
-        raise BadInput(say("archive.tables", tables=", ".join(ORDER)))
+    if not isinstance(data, dict) or sorted(data) != sorted(order) or any(
+            not isinstance(data[n], list) for n in order):
+        raise BadInput(say("archive.tables", tables=", ".join(order)))
     if len(data["tournaments"]) != 1:
         raise BadInput(say("archive.one"))
     tables = {name: table for name, table, _ in HALL_TABLES + GAME_TABLES}
     try:
         with storage.transaction() as db:
-            for name in ORDER:
+            for name in order:
                 table = tables[name]
                 for row in data[name]:
                     if not isinstance(row, dict) or set(row) != set(table.c.keys()):
