@@ -1,7 +1,7 @@
 """A tournament hall on one server: 48 tables, mostly still, one change a minute each.
 
     python -m bench.hall_bench [--tables 48] [--phones burst|steady] [--fps 2]
-                               [--seconds 120] [--frame-workers 1] [--json OUT]
+                               [--seconds 120] [--frame-workers 1] [--hands] [--json OUT]
 
 Starts `rummikub serve` as its own process (a fresh database in a temporary folder) and
 creates one game per table. Each table's phone films a real photo of `valid/`
@@ -16,6 +16,15 @@ shows the table, and the changed photo read alone finds the tile at its new plac
 where no tile can be moved so are left out, and said), and back at the next change. For
 every game a director's view and a big screen are connected too (sockets with the watch
 token: read-only), so every reading goes to three sockets.
+
+With `--hands`, a hand also passes over every table once a minute, halfway between its
+changes: a palm (`bench.hands`, one skin tone and size per pass) reaching for a tile and
+moving on to the two tiles nearest it, 0.5 s at each, then resting 1 s over the last
+(`HAND_STEPS`). Reported besides: how many passes the phone's socket saw as hidden tiles,
+how many rows of hidden tiles the server wrote (`reading_hidden`, so that a turn ended on
+another process names them; `frames/stats`' `hidden_writes`) per pass, and false changes:
+stable readings with `changed: true` that no change of the table made (a hand taken for
+the table).
 
 Reported: from the moment a table changes (the camera's first look at the changed table
 comes up to 0.1 s later) to the moment the stable reading with the change (`changed:
@@ -49,13 +58,36 @@ import numpy as np
 from bench import bench_parser, save_json
 from bench.phone_rule import WATCH_MS, SendRule, SteadyRule, grey_picture, picture_difference
 from bench.serve_bench import free_port, rss_mb, start_server
+from vision.recognition.labels import code_from_json
+
+HAND_STEP_S = 0.5  # s a passing hand stays over each tile
+HAND_STEPS = (0, 1, 2, 2, 2)  # which of the three tiles it is over, step by step
+HAND_S = HAND_STEP_S * len(HAND_STEPS)
 
 
-def table_changes(seed: int = 48) -> tuple[list, list[str]]:
+def hand_frames(labelled, image: np.ndarray, height: float, rng: np.random.Generator
+                ) -> list[bytes]:
+    """Noisy frames of `image` with a palm passing over it (`HAND_STEPS`): over a tile, then
+    the two tiles nearest it."""
+    from bench.hands import paint
+    from bench.still_bench import _frame
+
+    centres = np.array([t.polygon.mean(axis=0) for t in labelled.tiles], np.float32)
+    first = int(rng.integers(len(centres)))
+    near = np.argsort(np.linalg.norm(centres - centres[first], axis=1))[:3]
+    seed = int(rng.integers(2**31))
+    tiles = [labelled.tiles[int(near[min(k, len(near) - 1)])].polygon for k in range(3)]
+    painted = [paint(image, tile.astype(np.float32), height, "palm",
+                     np.random.default_rng(seed)).image for tile in tiles]
+    return [_frame(painted[k], rng, 3.0) for k in HAND_STEPS]
+
+
+def table_changes(seed: int = 48, hands: bool = False) -> tuple[list, list[str]]:
     """Per real photo of `valid/` with a change a detector sees (`bench.hall_change`):
-    (the change, noisy frames of the table as it is, noisy frames with the change); and
-    the photos left out (no tile of them can be moved to a free place so that the changed
-    photo reads as it should)."""
+    (the change, noisy frames of the table as it is, noisy frames with the change, and
+    with `hands` frames of a hand passing over each: `hand_frames`); and the photos left
+    out (no tile of them can be moved to a free place so that the changed photo reads as
+    it should)."""
     from bench.hall_change import find_change
     from bench.still_bench import _frame
     from training.real_data import load_split
@@ -71,10 +103,12 @@ def table_changes(seed: int = 48) -> tuple[list, list[str]]:
         if change is None:
             left_out.append(labelled.key)
             continue
+        passing = ([hand_frames(labelled, picture, change.tile_height, rng)
+                    for picture in (image, change.image)] if hands else [[], []])
         made.append((change, [_frame(image, rng, 3.0) for _ in range(3)],
-                     [_frame(change.image, rng, 3.0) for _ in range(3)]))
+                     [_frame(change.image, rng, 3.0) for _ in range(3)], *passing))
     for _change, *states in made:
-        for data in (*states[0], *states[1]):
+        for data in (frame for state in states for frame in state):
             image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
             _looks[data] = grey_picture(image)
     return made, left_out
@@ -86,7 +120,7 @@ def pictures(tables: int, seed: int = 48) -> list[tuple[list[bytes], list[bytes]
     made, _left_out = table_changes(seed)
     if not made:
         raise FileNotFoundError("no real photo with a change a detector sees")
-    return [tuple(made[k % len(made)][1:]) for k in range(tables)]
+    return [tuple(made[k % len(made)][1:3]) for k in range(tables)]
 
 
 LAST_S = 5.0  # s: no change this close to the end of the run
@@ -98,7 +132,7 @@ _looks: dict[bytes, np.ndarray] = {}
 
 class Table:
     def __init__(self, number: int, game: dict, frames, start_at: float, seconds: float,
-                 change: dict | None = None):
+                 change: dict | None = None, hands=None):
         self.number = number
         self.change = change  # what the table's change is (`TableChange.to_json`)
         self.game = game
@@ -106,6 +140,12 @@ class Table:
         # One change a minute, at this table's own second of the minute, from 15 s on, and
         # none in the last LAST_S of the run: each change has its frames and its answers.
         self.changes = [c for c in np.arange(15.0 + start_at, seconds - LAST_S, 60.0)]
+        # A hand passing over the table halfway between two changes (`--hands`).
+        self.hands = hands
+        self.passes = ([h for h in np.arange(45.0 + start_at, seconds - LAST_S - HAND_S, 60.0)]
+                       if hands else [])
+        self.hidden_seen: list[float] = []  # when the phone heard of hidden tiles
+        self.changed_seen: list[float] = []  # when the phone heard of a stable change
         self.changed_at: list[float] = []  # when the table changed
         self.first_sent: list[float | None] = []  # the first frame sent that shows it
         self.arrived: list[dict[str, float]] = []  # per change: socket -> arrival time
@@ -119,6 +159,9 @@ class Table:
             self.changed_at.append(start + self.changes[len(self.changed_at)])
             self.first_sent.append(None)
             self.arrived.append({})
+        for at in self.passes:
+            if at <= t < at + HAND_S:
+                return self.hands[done % 2][int((t - at) / HAND_STEP_S)], done
         return self.frames[done % 2][k % len(self.frames[done % 2])], done
 
     async def phone(self, port: int, rule, seconds: float, start: float) -> None:
@@ -126,6 +169,7 @@ class Table:
 
         url = (f"ws://127.0.0.1:{port}/api/games/{self.game['id']}/live"
                f"?token={self.game['token']}&camera=phone{self.number}")
+        self.start = start
         async with connect(url, max_size=None) as ws:
             receiver = asyncio.create_task(self._receive(ws, "phone"))
             k, last = 0, None
@@ -156,13 +200,22 @@ class Table:
 
     async def _receive(self, ws, name: str) -> None:
         async for raw in ws:
+            if name == "phone" and self.passes and '"hidden":[' in raw and (
+                    '"hidden":[]' not in raw):
+                self.hidden_seen.append(time.perf_counter())
             # Only the stable changes are wanted: the text is searched before it is parsed,
             # so the bench's own parsing of 300 messages a second does not load the machine.
-            if '"changed":true' not in raw or not self.arrived:
+            if '"changed":true' not in raw:
                 continue
+            now = time.perf_counter()
             message = json.loads(raw)
-            if message.get("type") == "reading" and message.get("changed"):
-                self.arrived[-1].setdefault(name, time.perf_counter())
+            if message.get("type") != "reading" or not message.get("changed"):
+                continue
+            if name == "phone":
+                tiles = (message.get("reading") or {}).get("tiles") or []
+                self.changed_seen.append((now, sorted(code_from_json(t) for t in tiles)))
+            if self.arrived:
+                self.arrived[-1].setdefault(name, now)
 
 
 async def run(port: int, tables: list[Table], rules: list, seconds: float,
@@ -200,6 +253,31 @@ def read_floor_ms(runs: int = 7) -> dict:
             "read_ms": round(1000 * statistics.median(reads), 1)}
 
 
+def hand_results(tables: list[Table], stats: list[dict]) -> dict:
+    """What the hands passing did (`--hands`): passes the phone heard of as hidden tiles,
+    rows of hidden tiles written, and stable changes no change of a table made."""
+    passes = seen = 0
+    false = []
+    for t in tables:
+        windows = [(t.start + at, t.start + at + HAND_S + 1.0) for at in t.passes]
+        passes += len(windows)
+        seen += sum(any(a <= x <= b for x in t.hidden_seen) for a, b in windows)
+        real = {a["phone"] for a in t.arrived if "phone" in a}
+        # The first stable reading is the table's first; after it every one is a change.
+        for (at, tiles), (_, before) in zip(t.changed_seen[1:], t.changed_seen, strict=False):
+            if at in real:
+                continue
+            false.append({"table": t.number, "at_s": round(at - t.start, 1),
+                          "tiles_differ": tiles != before,
+                          "during_hand": any(a <= at <= b + 2.0 for a, b in windows)})
+    writes = sum(s.get("hidden_writes", 0) for s in stats)
+    return {"passes": passes, "seen_hidden": seen, "hidden_writes": writes,
+            "writes_per_pass": writes / passes if passes else 0.0,
+            "false_changes": len(false),
+            "false_during_hand": sum(f["during_hand"] for f in false),
+            "false_with_other_tiles": sum(f["tiles_differ"] for f in false), "false": false}
+
+
 def q(values: list[float], percent: float) -> float | None:
     return float(np.percentile(values, percent)) if values else None
 
@@ -213,12 +291,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--frame-workers", type=int, default=1,
                         help="the server's frame reader threads (`rummikub serve`'s default: 1)")
+    parser.add_argument("--hands", action="store_true",
+                        help="a hand passes over every table once a minute, between changes")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     import httpx
 
     try:
-        made, left_out = table_changes()
+        made, left_out = table_changes(hands=args.hands)
     except (FileNotFoundError, OSError) as error:
         print(f"hall_bench: needs the real photos (RUMMIKUB_DATA): {error}", file=sys.stderr)
         return 2
@@ -240,8 +320,8 @@ def main(argv: list[str] | None = None) -> int:
                 game = httpx.post(base + "/api/games", json={"players": ["Ann", "Ben"]},
                                   headers={"X-Token": token}).json()
                 change, *frames = made[n % len(made)]
-                tables.append(Table(n + 1, game, frames, 60.0 * n / args.tables,
-                                    args.seconds, change.to_json()))
+                tables.append(Table(n + 1, game, frames[:2], 60.0 * n / args.tables,
+                                    args.seconds, change.to_json(), frames[2:] or None))
             before = read_floor_ms()
             load: list[float] = []
             began = time.perf_counter()
@@ -280,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     dropped = sum(s["dropped"] for s in stats)
     drop_rates = [s["dropped"] / s["received"] for s in stats if s["received"]]
     p = (lambda q: float(np.percentile(latencies, q))) if latencies else (lambda q: None)
+    hands = hand_results(tables, stats) if args.hands else None
     result = {
         "tables": args.tables, "phones": args.phones, "seconds": args.seconds,
         "frame_workers": args.frame_workers,
@@ -299,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         "server_rss_mb": round(rss),
         "load_average": {"min": min(load), "median": statistics.median(load),
                          "max": max(load)},
-        "floor_before": before, "floor_after": after,
+        "floor_before": before, "floor_after": after, "hands": hands,
     }
     phones = ("phones as the page (2 frames/s still, bursts)" if args.phones == "burst"
               else f"phones at a steady {args.fps:g} frames/s")
@@ -333,6 +414,16 @@ def main(argv: list[str] | None = None) -> int:
           f"{statistics.median(load):.1f}); a 1000x750 read {before['read_ms']:.0f} ms before, "
           f"{after['read_ms']:.0f} ms after (floor {before['floor_ms']:.0f} / "
           f"{after['floor_ms']:.0f} ms)")
+    if hands:
+        print(f"  hands: {hands['passes']} passes, {hands['seen_hidden']} seen as hidden tiles "
+              f"on the phone; {hands['hidden_writes']} rows of hidden tiles written "
+              f"({hands['writes_per_pass']:.1f} a pass); false changes "
+              f"{hands['false_changes']} ({hands['false_during_hand']} while a hand passed, "
+              f"{hands['false_with_other_tiles']} with other tiles than the reading before)")
+        for f in hands["false"]:
+            print(f"    false change: table {f['table']} at {f['at_s']} s"
+                  f"{', while a hand passed' if f['during_hand'] else ''}"
+                  f"{', other tiles' if f['tiles_differ'] else ', the same tiles'}")
     save_json(result, args.json)
     return 0
 

@@ -72,5 +72,9 @@ def test_a_still_table_stores_its_hidden_tiles_once(client, app, game):
         assert [t["code"] for t in stored] == [code(reading["tiles"][i])
                                                for i in sorted(message["hidden"])]
         assert all(len(t["corners"]) == 4 for t in stored)
+        # The frames' counts say how often a row was written, as the hall bench reads them.
+        stats = client.get(f"/api/games/{game['id']}/frames/stats",
+                           headers={"X-Token": game["token"]}).json()
+        assert stats["hidden_writes"] == len(writes) >= 2
     finally:
         ws.__exit__(None, None, None)

@@ -57,7 +57,7 @@ def camera_taken(by: object) -> Message:
 
 CAMERA_TAKEN = camera_taken(None).english
 COUNTERS = ("received", "read", "dropped", "bad", "refused", "changes", "takeovers",
-            "last_read_ms", "still")
+            "last_read_ms", "still", "hidden_writes")
 
 
 class CameraTaken(GameError):

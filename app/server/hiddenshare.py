@@ -43,16 +43,18 @@ class HiddenShare:
         self.storage = storage
         self._told: dict[str, tuple] = {}  # game -> (reading id, hidden ids) stored last
 
-    def tell(self, game_id: str, reading: dict | None, hidden: list[int]) -> None:
-        """From a reader thread, after a frame: its reading's hidden tiles, stored if new."""
+    def tell(self, game_id: str, reading: dict | None, hidden: list[int]) -> bool:
+        """From a reader thread, after a frame: its reading's hidden tiles, stored if new.
+        Whether a row was written."""
         if not reading or reading.get("reading_id") is None:
-            return
+            return False
         key = (int(reading["reading_id"]), tuple(hidden))
         if self._told.get(game_id) == key:
-            return
+            return False
         try:
             self.storage.set_hidden(game_id, key[0], hidden_tiles(reading, hidden))
         except Exception as error:  # a full disk, a lost database: the next change retries
             log.warning("the hidden tiles of game %s were not stored: %s", game_id, error)
-            return
+            return False
         self._told[game_id] = key
+        return True

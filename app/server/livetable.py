@@ -79,6 +79,7 @@ class GameFrames:
     last_used: float = field(default_factory=time.monotonic)  # last frame or socket
     finished: bool = False  # the game is over: no more frames will count
     takeovers: int = 0  # times the game's camera changed to another camera
+    hidden_writes: int = 0  # times its hidden tiles were stored (a hand came, moved or went)
     camera_epoch: int = 0  # counts those changes: a frame of an earlier camera is not tracked
     camera: object = None  # who holds the camera: a camera id, or a socket's queue
     camera_queue: object = None  # where that camera hears it was taken over
@@ -226,7 +227,7 @@ class LiveReader:
             gf.realigned = (update, stored_reading, reading, hidden)
         gf.hidden_now = ((reading.get("photo_id"), reading.get("reading_id"), hidden) if reading
                          else (None, None, []))
-        self.hidden_share.tell(gf.game_id, reading, hidden)
+        gf.hidden_writes += int(self.hidden_share.tell(gf.game_id, reading, hidden))
         return {
             "type": "reading",
             "reading": reading,
