@@ -204,7 +204,10 @@ def write_card(models_dir: Path, report: dict, *, command: str, wall_minutes: fl
             f"`training/calibrate.py` on {pipeline_spec['chosen_on']}; on train/ it drops "
             f"{pipeline_spec['train_false_finds_dropped']} of "
             f"{pipeline_spec['train_false_finds']} false finds and "
-            f"{pipeline_spec['train_true_tiles_dropped']} true tiles).",
+            f"{pipeline_spec['train_true_tiles_dropped']} true tiles"
+            + (f"; of the renders' {pipeline_spec['flat_tiles_found']} found flat tiles it "
+               f"drops {pipeline_spec['flat_tiles_dropped']}"
+               if "flat_tiles_found" in pipeline_spec else "") + ").",
             "",
         ]
     lines += [

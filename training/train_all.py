@@ -256,8 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     from training import calibrate
     from training.real_data import load_split
 
-    bar.print("train_all: calibrating the not-a-tile threshold on train/ ...")
-    spec = calibrate.calibrate(args.out, load_split("train"))
+    bar.print("train_all: calibrating the not-a-tile threshold on train/ and rendered flat "
+              "tiles ...")
+    spec = calibrate.calibrate(args.out, load_split("train"), flat=calibrate.FLAT_SCENES)
     (args.out / calibrate.PIPELINE_SPEC).write_text(json.dumps(spec, indent=1) + "\n")
     bar.print(f"train_all: reject_below {spec['reject_below']} (train/: drops "
               f"{spec['train_false_finds_dropped']} of {spec['train_false_finds']} false finds, "

@@ -171,6 +171,28 @@ def _labelled(tile) -> bool:
     return labelled(tile)
 
 
+TRAIN_ONLY = ("all", "box")
+
+
+def train_only_box(model: torch.nn.Module) -> list[torch.nn.Parameter]:
+    """Freeze all but the box outputs (offset, sizes, angle: rows 1-6 of the head's last 1x1
+    conv), so the heat map, and with it what the detector finds and how surely, stays as it
+    was; batch norms keep their statistics. Returns the parameters left to train."""
+    from training.onnx_init import freeze_batch_norm
+
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    last = model.net.head[-1]
+    keep = torch.ones(last.weight.shape[0], dtype=last.weight.dtype)
+    keep[0] = 0.0  # row 0 is the heat map's
+    for parameter in (last.weight, last.bias):
+        parameter.requires_grad_(True)
+        mask = keep.view((-1,) + (1,) * (parameter.dim() - 1))
+        parameter.register_hook(lambda grad, mask=mask: grad * mask)
+    freeze_batch_norm(model)
+    return [last.weight, last.bias]
+
+
 def to_input(crop_bgr: np.ndarray) -> np.ndarray:
     """BGR uint8 (H,W,3) -> float32 (3,H,W) 0..255 (the ONNX graph normalises)."""
     return np.ascontiguousarray(crop_bgr.transpose(2, 0, 1)).astype(np.float32)
@@ -248,7 +270,12 @@ def main(argv=None):
                         help="share of rendered scenes that are stands with depth (training.render3d)")
     parser.add_argument("--init-onnx", type=Path, default=None,
                         help="start from this detector.onnx (fine-tuning; batch norms frozen)")
+    parser.add_argument("--train-only", choices=TRAIN_ONLY, default="all",
+                        help="box: train only the box outputs (offset, size, angle), backbone "
+                             "and heat map frozen (a fine-tune's boxes move, its finds do not)")
     args = parser.parse_args(argv)
+    if args.train_only != "all" and not (args.init_onnx or args.init):
+        parser.error("--train-only box needs a detector to start from (--init-onnx or --init)")
 
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
@@ -270,7 +297,14 @@ def main(argv=None):
         source, batch_size=args.batch, num_workers=args.workers,
         persistent_workers=args.workers > 0, prefetch_factor=4 if args.workers else None,
     )
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    if args.train_only == "box":
+        trained = train_only_box(model)
+        print("detector: training only the box outputs "
+              f"({sum(p.numel() for p in trained)} weights, heat-map row masked)", file=sys.stderr)
+        # no weight decay: decay would shrink the frozen heat-map row of the same tensor
+        opt = torch.optim.AdamW(trained, lr=args.lr, weight_decay=0.0)
+    else:
+        opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     budget_s = args.minutes * 60
     progress = Progress(None if args.steps else budget_s, args.steps or None)
     start = time.time()
@@ -278,7 +312,7 @@ def main(argv=None):
     ema = None
     warmup = 100
     model.train()
-    if args.init_onnx:
+    if args.init_onnx or args.train_only == "box":
         from training.onnx_init import freeze_batch_norm
 
         freeze_batch_norm(model)
@@ -314,6 +348,7 @@ def main(argv=None):
             "crop": args.size, "synthetic_share": args.synth, "parameters": params,
             "editions_share": args.editions, "depth_share": args.depth, "lr": args.lr,
             "init": str(args.init_onnx) if args.init_onnx else None,
+            "train_only": args.train_only,
             "data": "rummikub-nvypk train/ (Roboflow Universe, CC BY 4.0) + training.render scenes"}
     path = export(model, args.out, meta)
     print(f"detector: {step} steps in {minutes:.1f} min -> {path}", file=sys.stderr)
