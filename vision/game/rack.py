@@ -52,6 +52,13 @@ FIT_BAND = 0.15
 FIT_TILES = 4
 SQUASHED_HIDE_GAP = 0.4
 FIRST_FIT_BAND = 0.3
+SHORT_SHARE = 0.5
+# A tier's tiles stand on the ledge above and behind the tier in front, their feet hidden
+# by it: in the photo a tier's boxes' feet reach down to the tops of the boxes of the tier
+# in front, or over them. A row whose boxes' tops lie further than this many box heights
+# below the feet of the lowest tier (or whose feet lie that far above the tops of the
+# highest) lies on the table before or behind the stand (rack-tiles-only.md).
+TIER_GAP = 0.45
 
 
 @dataclass
@@ -250,7 +257,9 @@ def _off_in_view(q: np.ndarray) -> np.ndarray:
         return off
     foot_hidden = np.zeros(n, bool)
     foot_hidden[idx] = _foot_hidden(q, axis, idx, idx)
-    for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height, foot_hidden)):
+    ends = -(q @ axis)  # (N, 4): down the rack is deeper
+    for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height, foot_hidden,
+                                                   ends.min(axis=1), ends.max(axis=1))):
         off[rows[k]] = True
     kept = np.nonzero(~off)[0]
     squashed = kept[_squashed(centres[kept], heights[kept])]
@@ -264,23 +273,54 @@ def _squashed(place: np.ndarray, heights: np.ndarray) -> np.ndarray:
     standing tile's box has at its place (`place`, (N, 2)): box height fit as a plane over
     the photo (perspective shrinks a stand's tiles smoothly along it), first on the tiles
     within `FIRST_FIT_BAND` of the median height, then refit on those within `FIT_BAND`
-    of the fit; none where fewer than `FIT_TILES` are."""
+    of the fit. Where the tiles the fit leaves above it outweigh those it keeps (box
+    heights squared: flat tiles beside a short stand outnumber its tiles), it starts again
+    from the median weighted so (`_tall_median`). Where fewer than `FIT_TILES` agree on a
+    fit, `_much_shorter`."""
     n = len(heights)
     if n < FIT_TILES:
-        return np.zeros(0, int)
-    a = np.c_[np.ones(n), place]
+        return _much_shorter(heights)
     # the first fit on the tiles near the median height: a few flat ones at the end of a
     # row would tilt a fit over all of them
-    use = np.nonzero(np.abs(heights / np.median(heights) - 1) < FIRST_FIT_BAND)[0]
+    share = _fit_share(place, heights, float(np.median(heights)))
+    if share is not None:
+        kept, above = np.abs(share - 1) < FIT_BAND, share >= 1 + FIT_BAND
+        if (heights[above] ** 2).sum() > (heights[kept] ** 2).sum():
+            share = _fit_share(place, heights, _tall_median(heights))
+    if share is None:
+        return _much_shorter(heights)
+    return np.nonzero(share < FLAT_TILE_SHARE)[0]
+
+
+def _fit_share(place: np.ndarray, heights: np.ndarray, start: float) -> np.ndarray | None:
+    """Each box's height over the plane fit (`_squashed`) from the tiles within
+    `FIRST_FIT_BAND` of `start`; None where fewer than `FIT_TILES` agree."""
+    a = np.c_[np.ones(len(heights)), place]
+    use = np.nonzero(np.abs(heights / start - 1) < FIRST_FIT_BAND)[0]
     for _round in range(3):
         if len(use) < FIT_TILES:
-            return np.zeros(0, int)
+            return None
         coef = np.linalg.lstsq(a[use], heights[use], rcond=None)[0]
         share = heights / np.maximum(a @ coef, 1e-9)
         use = np.nonzero(np.abs(share - 1) < FIT_BAND)[0]
-    if len(use) < FIT_TILES:
+    return share if len(use) >= FIT_TILES else None
+
+
+def _tall_median(heights: np.ndarray) -> float:
+    """The median of box heights weighted by their squares: a few standing tiles outweigh
+    more flat ones beside them (seen nearer and taller, `_tiers`)."""
+    order = np.sort(heights)
+    weight = np.cumsum(order ** 2)
+    return float(order[np.searchsorted(weight, 0.5 * weight[-1])])
+
+
+def _much_shorter(heights: np.ndarray) -> np.ndarray:
+    """Where too few tiles agree on a height for `_squashed`'s fit: the indices of the
+    boxes shorter than `SHORT_SHARE` of the tallest (perspective alone does not shrink a
+    stand's tiles that much along it)."""
+    if len(heights) < 2:
         return np.zeros(0, int)
-    return np.nonzero(share < FLAT_TILE_SHARE)[0]
+    return np.nonzero(heights < SHORT_SHARE * heights.max())[0]
 
 
 def _foot_hidden(q: np.ndarray, axis: np.ndarray, ids: np.ndarray,
@@ -301,7 +341,8 @@ def _foot_hidden(q: np.ndarray, axis: np.ndarray, ids: np.ndarray,
 
 
 def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
-           foot_hidden: np.ndarray) -> list[int]:
+           foot_hidden: np.ndarray, top: np.ndarray | None = None,
+           foot: np.ndarray | None = None) -> list[int]:
     """The rows that stand on the stand: its fullest row (by tile height: see below), then
     row by row up and down the rack while the next row lies within a tier step of the last
     tier taken (a chain, so a three-tier stand's rows all count) and is not foreshortened
@@ -314,19 +355,30 @@ def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
     further away, so a row of them as long as the stand's weighs less (rack-tiles-only.md)."""
     level = [float(np.mean(depth[r])) for r in rows]
     tall = [float(np.median(heights[r])) for r in rows]
-    fullest = max(range(len(rows)), key=lambda k: len(rows[k]) * tall[k])
+    fullest = max(range(len(rows)), key=lambda k: float((heights[rows[k]] ** 2).sum()))
     lo = hi = fullest
     while hi - lo + 1 < MAX_TIERS:
         tier_height = float(np.median(np.concatenate([heights[r] for r in rows[lo:hi + 1]])))
         nexts = [k for k in (lo - 1, hi + 1) if 0 <= k < len(rows)
                  and abs(level[k] - level[lo if k < lo else hi]) <= TIER_STEP * height
                  and (tall[k] >= FLAT_SHARE * tier_height
-                      or k < lo and foot_hidden[rows[k]].mean() >= 0.5)]
+                      or k < lo and foot_hidden[rows[k]].mean() >= 0.5)
+                 and (top is None or _touches(rows, k, lo, hi, top, foot, heights))]
         if not nexts:
             break
         k = max(nexts, key=lambda k: len(rows[k]))
         lo, hi = min(lo, k), max(hi, k)
     return list(range(lo, hi + 1))
+
+
+def _touches(rows: list, k: int, lo: int, hi: int, top: np.ndarray, foot: np.ndarray,
+             heights: np.ndarray) -> bool:
+    """Whether row `k` (next to the tiers `lo`..`hi`) meets the tier next to it: the upper
+    row's boxes' feet within `TIER_GAP` of their heights of the lower row's tops, or over
+    them (medians over each row)."""
+    upper, lower = (rows[k], rows[lo]) if k < lo else (rows[hi], rows[k])
+    gap = float(np.median(top[lower]) - np.median(foot[upper]))
+    return gap <= TIER_GAP * float(np.median(heights[upper]))
 
 
 def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:
