@@ -118,13 +118,14 @@ def _off_in_view(q: np.ndarray) -> np.ndarray:
             current = []
         current.append(i)
     rows.append(current)
-    if len(rows) > 1:
-        foot_hidden = np.zeros(n, bool)
-        foot_hidden[idx] = _foot_hidden(q, axis, idx, idx)
-        ends = -(q @ axis)  # (N, 4): down the rack is deeper
-        for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height, foot_hidden,
-                                                       ends.min(axis=1), ends.max(axis=1))):
-            off[rows[k]] = True
+    if len(rows) <= 1:
+        return off
+    foot_hidden = np.zeros(n, bool)
+    foot_hidden[idx] = _foot_hidden(q, axis, idx, idx)
+    ends = -(q @ axis)  # (N, 4): down the rack is deeper
+    for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height, foot_hidden,
+                                                   ends.min(axis=1), ends.max(axis=1))):
+        off[rows[k]] = True
     return _drop_squashed(q, axis, off)
 
 
