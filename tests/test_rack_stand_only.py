@@ -3,7 +3,7 @@
 Boxes given: a row of flat tiles behind a stand, flat tiles beside a tier, a back tier
 boxed as short as what shows of it, a row lying in front of the stand boxed as tall as
 its tiles, tiles lying behind the top tier that it hides in part, a short stand whose
-row more tiles lying beside it join. Then today's models on rendered stands of 2 and 3
+row more tiles lying beside it join, a tile boxed askew between two of its tier's. Then today's models on rendered stands of 2 and 3
 tiers in the held-out editions with tiles lying in front of, behind and beside them
 (`training.render3d`, seeds 800,100+, which neither training, `bench.eval_depth` nor the
 tuning of `vision.game.rack`'s numbers drew; docs/decisions/rack-tiles-only.md)."""
@@ -102,6 +102,21 @@ def test_a_short_stand_is_not_outnumbered_by_the_flat_tiles_in_its_row():
     d = detections_from(codes, stand + beside + behind)
     assert off_the_rack(d).tolist() == [False] * 2 + [True] * 9
     assert read_rack(d).total == _total(codes[:2])
+
+
+def test_a_tile_boxed_askew_between_two_of_its_tiers_tiles_stays_on_the_stand():
+    front = _boxes(6, 100, 400)
+    back = _boxes(6, 100, 400 - 1.05 * H)
+    # the detector boxes the third front tile 25 degrees askew (more than a tile lying on
+    # the rack's way may face); it stands between two of the tier's tiles, as tall
+    a = np.radians(25)
+    turn = np.float32([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    centre = front[2].mean(axis=0)
+    front[2] = (front[2] - centre) @ turn.T + centre
+    codes = ["R1", "R2", "R3", "R4", "R5", "R6", "B1", "B2", "B3", "B4", "B5", "B6"]
+    d = detections_from(codes, front + back)
+    assert not off_the_rack(d).any()
+    assert read_rack(d).total == _total(codes)
 
 
 # ----------------------------------------------------------------------------- models

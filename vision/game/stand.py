@@ -15,6 +15,10 @@ from vision.recognition.geometry import TablePlane, tile_frames
 # the real valid/ racks' tiles lie within 4 degrees of it, a rack seen from the side at 35
 # degrees (bench.eval_geometry) within 16. Tiles lying on the table face any way.
 COS_ON_RACK = np.cos(np.radians(20))
+# ...but one facing up to 30 degrees off it stands on the stand where it stands in a kept
+# row between two of its tiles, as tall as they are (`_between`; rendered stands, tuning
+# seeds 600,100+: 2 more stand tiles counted, 2 unlabelled lying ones; rack-tiles-only.md).
+COS_BETWEEN = np.cos(np.radians(30))
 # A stand has one to three tiers, each about a tile height (and a little) from the next: a
 # row of tiles further than this many tile heights from the nearest tier lies on the table
 # behind or before the stand (see docs/decisions/rack-tiers.md).
@@ -93,7 +97,37 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
             way = _rack_axis(q)
             if way is not None:
                 off = _drop_squashed(q, way[0], off, PHOTO_FLAT_SHARE)
-    return off
+    return _between(q, off)
+
+
+def _between(q: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """`off` less the tiles facing up to `COS_BETWEEN` off the rack's way that stand in a
+    kept row between two of its tiles, as tall as they are: a tile leaning or boxed
+    askew in the middle of a tier (a tile lying by lies beyond a row's ends or off its
+    depth)."""
+    kept = np.nonzero(~off)[0]
+    if len(kept) < 3:
+        return off
+    way = _rack_axis(q[kept])
+    if way is None:
+        return off
+    axis = way[0]
+    up = (q[:, 0] + q[:, 1]) / 2 - (q[:, 3] + q[:, 2]) / 2
+    up = up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
+    lean = np.abs(up @ axis)
+    centres, _r, _d, widths, heights = tile_frames(q)
+    depth, along = centres @ axis, centres @ np.array([axis[1], -axis[0]])
+    out = off.copy()
+    for i in np.nonzero(off & (lean >= COS_BETWEEN) & (lean < COS_ON_RACK))[0]:
+        row = kept[np.abs(depth[kept] - depth[i]) < 0.3 * heights[kept]]
+        if len(row) < 2:
+            continue
+        left = row[along[row] < along[i] - 0.3 * widths[i]]
+        right = row[along[row] > along[i] + 0.3 * widths[i]]
+        if len(left) and len(right) and \
+                heights[i] >= FLAT_TILE_SHARE * float(np.median(heights[row])):
+            out[i] = False
+    return out
 
 
 def _off_in_view(q: np.ndarray) -> np.ndarray:
