@@ -6,7 +6,7 @@ The photo is the rendered rack sample with five tiles of another sample photo pa
 onto the marble around it: four lying at angles beside and below the rack, one lying
 straight behind it (above its top tier), foreshortened as a tile lying flat is seen from
 about 35 degrees above (0.62 of the rack's tiles' height): a tile behind the stand as tall
-as its tiers' would be a third tier (`vision.game.rack.FLAT_SHARE`)."""
+as its tiers' would be a third tier (`vision.game.stand.FLAT_SHARE`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A stand of one, two or three tiers: every tier's tiles count, tiles lying on the table
-beside or behind it do not (`vision.game.rack.off_the_rack`).
+beside or behind it do not (`vision.game.stand.off_the_rack`).
 
 The rendered stands are `training.render3d.scene.render_depth_scene(kind="rack")` in the
 held-out editions, read as the detector is trained to box them (each labelled tile's
@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from tests.table_helpers import detections_from, row
-from vision.game.rack import MAX_TIERS, off_the_rack, read_rack
+from vision.game.rack import read_rack
+from vision.game.stand import MAX_TIERS, off_the_rack
 
 H = 40 / 0.72  # a tile's height in `row`
 

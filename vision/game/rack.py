@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vision.game.stand import off_the_rack
 from vision.recognition.detections import TileDetections
 from vision.recognition.geometry import TablePlane, tile_frames
 
@@ -22,36 +23,6 @@ from vision.recognition.geometry import TablePlane, tile_frames
 # probability of the reading as drawn (tuned on rendered racks 90,000+, see bench).
 RACK_WAY_RATIO = 0.01
 COS_ALONG = np.cos(np.radians(25))  # a tile within 25 degrees of the rack's way lies on it
-# A tile standing on the rack faces within this of the rack's way, on the rack's plane:
-# the real valid/ racks' tiles lie within 4 degrees of it, a rack seen from the side at 35
-# degrees (bench.eval_geometry) within 16. Tiles lying on the table face any way.
-COS_ON_RACK = np.cos(np.radians(20))
-# A stand has one to three tiers, each about a tile height (and a little) from the next: a
-# row of tiles further than this many tile heights from the nearest tier lies on the table
-# behind or before the stand (see docs/decisions/rack-tiers.md).
-TIER_STEP = 1.7
-MAX_TIERS = 3
-# The stand's rows split where the tiles' depth down the rack jumps by this many tile
-# heights: a row seen at an angle slants, its depths spread without a gap; a tier's step is
-# 0.8-1.1 tile heights (docs/decisions/rack-tiers.md).
-ROW_GAP = 0.3
-# A tile lying flat on the table is seen foreshortened: from 20-45 degrees above, 0.35-0.84
-# of the height of a tile standing on a stand leaning back 6-18 degrees. A row whose tiles
-# are shorter than this share of the tiers' is not a tier (rendered tiers: 0.91-1.05).
-FLAT_SHARE = 0.8
-# ...except a row behind the tiers whose boxes' feet meet the tops of the boxes in front
-# within this many of their heights: a tier the one in front hides, its boxes as short as
-# what shows of it (rack-tiles-only.md).
-HIDE_GAP = 0.1
-# A tile in a tier whose box is shorter than this share of the height a standing tile's box
-# has at its place (heights fit over the tiers' tiles, `_squashed`) lies flat beside or
-# behind the stand, unless the tier in front hides its foot (within `SQUASHED_HIDE_GAP`
-# of its height): rack-tiles-only.md.
-FLAT_TILE_SHARE = 0.8
-FIT_BAND = 0.15
-FIT_TILES = 4
-SQUASHED_HIDE_GAP = 0.4
-FIRST_FIT_BAND = 0.3
 
 
 @dataclass
@@ -188,145 +159,6 @@ def off_rack_warning(d: TileDetections, off: np.ndarray) -> str:
     n = len(ids)
     return (f"{n} tile{'s lie' if n != 1 else ' lies'} off the rack: not counted "
             f"({codes}; ids {', '.join(map(str, ids))})")
-
-
-def off_the_rack(d: TileDetections) -> np.ndarray:
-    """(N,) True for each tile lying on the table beside or behind the rack, not standing
-    on it: one that faces another way than the rack's tiles (they all face its way, up or
-    turned round), one in a row of tiles that is not one of the stand's tiers (`_tiers`:
-    a chain of up to three rows, each within `TIER_STEP` of the next, from the row with
-    the most tile height), or one in a tier whose box is too short for a standing tile at
-    its place (`FLAT_TILE_SHARE`). Judged only where most tiles agree on a way (else all
-    False).
-
-    Judged twice, in the photo and on the plane estimated from the tiles (as `rows_of`),
-    and the view that keeps more tile height on the rack (its tiles' box heights in the
-    photo, summed: a row of flat tiles weighs less than the stand's) is taken: seen from
-    the side, a rack's up vectors fan out in the photo and only the plane holds them
-    parallel; but tiles standing on a stand and lying on the table lie on two planes, and
-    one plane fit to both can misplace the stand's rows (docs/decisions/rack-tiers.md)."""
-    n = len(d)
-    if n < 3:
-        return np.zeros(n, bool)
-    q = d.corners.astype(np.float64)
-    off = _off_in_view(q)
-    plane = TablePlane.from_tiles(q)
-    if plane.tilted:
-        on_plane = _off_in_view(plane.to_plane(q).reshape(-1, 4, 2))
-        tall = tile_frames(q)[4]  # in the photo: the stand's tiles stand taller than flat ones
-        if tall[~on_plane].sum() > tall[~off].sum():
-            off = on_plane
-    return off
-
-
-def _off_in_view(q: np.ndarray) -> np.ndarray:
-    """`off_the_rack` judged on corners `q` (N, 4, 2) in one view."""
-    n = len(q)
-    off = np.zeros(n, bool)
-    up = (q[:, 0] + q[:, 1]) / 2 - (q[:, 3] + q[:, 2]) / 2
-    up = up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
-    axis = np.linalg.eigh(up.T @ up)[1][:, -1]  # up vectors as lines: turned tiles count
-    along = up @ axis
-    aligned = np.abs(along) >= COS_ON_RACK
-    if aligned.sum() < max(3, 0.5 * n):
-        return off
-    off |= ~aligned
-    # The rack's rows, along its way: depth down the rack, split at gaps (`ROW_GAP`).
-    if (along[aligned] >= 0).sum() < (along[aligned] < 0).sum():
-        axis = -axis
-    centres, _r, _d, _w, heights = tile_frames(q)
-    depth = -(centres @ axis)  # up the rack is less deep
-    height = float(np.median(heights[aligned]))
-    idx = np.nonzero(aligned)[0]
-    idx = idx[np.argsort(depth[idx])]
-    rows, current = [], [idx[0]]
-    for prev, i in zip(idx[:-1], idx[1:], strict=True):
-        if depth[i] - depth[prev] > ROW_GAP * height:
-            rows.append(current)
-            current = []
-        current.append(i)
-    rows.append(current)
-    if len(rows) <= 1:
-        return off
-    foot_hidden = np.zeros(n, bool)
-    foot_hidden[idx] = _foot_hidden(q, axis, idx, idx)
-    for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height, foot_hidden)):
-        off[rows[k]] = True
-    kept = np.nonzero(~off)[0]
-    squashed = kept[_squashed(centres[kept], heights[kept])]
-    if len(squashed):
-        off[squashed[~_foot_hidden(q, axis, squashed, kept, SQUASHED_HIDE_GAP)]] = True
-    return off
-
-
-def _squashed(place: np.ndarray, heights: np.ndarray) -> np.ndarray:
-    """Indices of the tiles whose box is shorter than `FLAT_TILE_SHARE` of the height a
-    standing tile's box has at its place (`place`, (N, 2)): box height fit as a plane over
-    the photo (perspective shrinks a stand's tiles smoothly along it), first on the tiles
-    within `FIRST_FIT_BAND` of the median height, then refit on those within `FIT_BAND`
-    of the fit; none where fewer than `FIT_TILES` are."""
-    n = len(heights)
-    if n < FIT_TILES:
-        return np.zeros(0, int)
-    a = np.c_[np.ones(n), place]
-    # the first fit on the tiles near the median height: a few flat ones at the end of a
-    # row would tilt a fit over all of them
-    use = np.nonzero(np.abs(heights / np.median(heights) - 1) < FIRST_FIT_BAND)[0]
-    for _round in range(3):
-        if len(use) < FIT_TILES:
-            return np.zeros(0, int)
-        coef = np.linalg.lstsq(a[use], heights[use], rcond=None)[0]
-        share = heights / np.maximum(a @ coef, 1e-9)
-        use = np.nonzero(np.abs(share - 1) < FIT_BAND)[0]
-    if len(use) < FIT_TILES:
-        return np.zeros(0, int)
-    return np.nonzero(share < FLAT_TILE_SHARE)[0]
-
-
-def _foot_hidden(q: np.ndarray, axis: np.ndarray, ids: np.ndarray,
-                 kept: np.ndarray, gap: float = HIDE_GAP) -> np.ndarray:
-    """(len(ids),) True for each tile `ids` whose box's foot meets the top of a `kept` box
-    in front of it (beside it along the rack, further down): a tier whose foot the tier in
-    front hides, its box as short as its visible part."""
-    depth_of = -(q @ axis)  # (N, 4): down the rack is deeper
-    top, foot = depth_of.min(axis=1), depth_of.max(axis=1)
-    height = foot - top
-    along = q.mean(axis=1) @ np.array([axis[1], -axis[0]])
-    width = np.linalg.norm(q[:, 1] - q[:, 0], axis=1)
-    i, j = ids[:, None], kept[None, :]
-    beside = np.abs(along[i] - along[j]) < 0.5 * (width[i] + width[j])
-    below = top[j] > top[i] + 0.5 * height[i]
-    meets = np.abs(foot[i] - top[j]) < gap * height[i]
-    return (beside & below & meets).any(axis=1)
-
-
-def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
-           foot_hidden: np.ndarray) -> list[int]:
-    """The rows that stand on the stand: its fullest row (by tile height: see below), then
-    row by row up and down the rack while the next row lies within a tier step of the last
-    tier taken (a chain, so a three-tier stand's rows all count) and is not foreshortened
-    as tiles lying flat are (`FLAT_SHARE`; a row behind whose feet the tier in front hides,
-    `foot_hidden`, is exempt), at most MAX_TIERS. Of the two rows next to the tiers taken
-    so far, the fuller one is taken first.
-
-    The first tier is the row with the most tile height (tiles x their median box height):
-    tiles lying flat are seen foreshortened, and a row of them behind the stand is also
-    further away, so a row of them as long as the stand's weighs less (rack-tiles-only.md)."""
-    level = [float(np.mean(depth[r])) for r in rows]
-    tall = [float(np.median(heights[r])) for r in rows]
-    fullest = max(range(len(rows)), key=lambda k: len(rows[k]) * tall[k])
-    lo = hi = fullest
-    while hi - lo + 1 < MAX_TIERS:
-        tier_height = float(np.median(np.concatenate([heights[r] for r in rows[lo:hi + 1]])))
-        nexts = [k for k in (lo - 1, hi + 1) if 0 <= k < len(rows)
-                 and abs(level[k] - level[lo if k < lo else hi]) <= TIER_STEP * height
-                 and (tall[k] >= FLAT_SHARE * tier_height
-                      or k < lo and foot_hidden[rows[k]].mean() >= 0.5)]
-        if not nexts:
-            break
-        k = max(nexts, key=lambda k: len(rows[k]))
-        lo, hi = min(lo, k), max(hi, k)
-    return list(range(lo, hi + 1))
 
 
 def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:

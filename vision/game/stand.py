@@ -1,0 +1,310 @@
+"""Which of a rack photo's tiles stand on the stand and which lie on the table beside or
+behind it (issue #19): `off_the_rack`, judged from the boxes alone. `vision.game.rack`
+leaves the tiles it names out of a rack's rows and total. See docs/decisions/
+rack-tiers.md and rack-tiles-only.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.recognition.detections import TileDetections
+from vision.recognition.geometry import TablePlane, tile_frames
+
+# A tile standing on the rack faces within this of the rack's way, on the rack's plane:
+# the real valid/ racks' tiles lie within 4 degrees of it, a rack seen from the side at 35
+# degrees (bench.eval_geometry) within 16. Tiles lying on the table face any way.
+COS_ON_RACK = np.cos(np.radians(20))
+# ...but one facing up to 30 degrees off it stands on the stand where it stands in a kept
+# row between two of its tiles, as tall as they are (`_between`; rendered stands, tuning
+# seeds 600,100+: 2 more stand tiles counted, 2 unlabelled lying ones; rack-tiles-only.md).
+COS_BETWEEN = np.cos(np.radians(30))
+# A stand has one to three tiers, each about a tile height (and a little) from the next: a
+# row of tiles further than this many tile heights from the nearest tier lies on the table
+# behind or before the stand (see docs/decisions/rack-tiers.md).
+TIER_STEP = 1.7
+MAX_TIERS = 3
+# The stand's rows split where the tiles' depth down the rack jumps by this many tile
+# heights: a row seen at an angle slants, its depths spread without a gap; a tier's step is
+# 0.8-1.1 tile heights (docs/decisions/rack-tiers.md).
+ROW_GAP = 0.3
+# A tile lying flat on the table is seen foreshortened: from 20-45 degrees above, 0.35-0.84
+# of the height of a tile standing on a stand leaning back 6-18 degrees. A row whose tiles
+# are shorter than this share of the tiers' is not a tier (rendered tiers: 0.91-1.05).
+FLAT_SHARE = 0.8
+# ...except a row behind the tiers whose boxes' feet meet the tops of the boxes in front
+# within this many of their heights: a tier the one in front hides, its boxes as short as
+# what shows of it (rack-tiles-only.md).
+HIDE_GAP = 0.1
+# A tile in a tier whose box is shorter than this share of the height a standing tile's box
+# has at its place (heights fit over the tiers' tiles, `_squashed`) lies flat beside or
+# behind the stand, unless the tier in front hides its foot (within `SQUASHED_HIDE_GAP`
+# of its height): rack-tiles-only.md.
+FLAT_TILE_SHARE = 0.8
+FIT_BAND = 0.15
+FIT_TILES = 4
+SQUASHED_HIDE_GAP = 0.4
+# A box hidden so must be at least this share as wide as the box in front that hides it
+# (rendered stands, tuning seeds 600,100+: a tier's tiles 0.85-1.10 of the width of the
+# tier's in front, 5-95 %; tiles lying behind the top tier 0.43-0.81). Not 0.75: flat
+# racks' jokers and tiles cut by the photo's edge box narrower (rack-tiles-only.md).
+HIDE_WIDTH = 0.65
+FIRST_FIT_BAND = 0.3
+# ...and where too few tiles agree on a height for that fit, one shorter than this share
+# of the tallest box kept (`_much_shorter`).
+SHORT_SHARE = 0.5
+# When the plane's view is taken, a tile still kept whose box in the photo is shorter than
+# this share of the fit there lies flat (the plane of one fit over a stand and the table
+# behind it can make flat tiles as tall as standing ones; the photo keeps them short).
+# Not 0.8: a rack seen from 35 degrees and 0.3-0.6 rad aside lost 40-45 of its tiles.
+PHOTO_FLAT_SHARE = 0.55
+# A tier's tiles stand on the ledge above and behind the tier in front, their feet hidden
+# by it: in the photo a tier's boxes' feet reach down to the tops of the boxes of the tier
+# in front, or over them. A row whose boxes' tops lie further than this many box heights
+# below the feet of the lowest tier (or whose feet lie that far above the tops of the
+# highest) lies on the table before or behind the stand (rack-tiles-only.md).
+TIER_GAP = 0.45
+
+
+def off_the_rack(d: TileDetections) -> np.ndarray:
+    """(N,) True for each tile lying on the table beside or behind the rack, not standing
+    on it: one that faces another way than the rack's tiles (they all face its way, up or
+    turned round), one in a row of tiles that is not one of the stand's tiers (`_tiers`:
+    a chain of up to three rows, each within `TIER_STEP` of the next and meeting it
+    (`TIER_GAP`), from the row with the most tile height), or one kept whose box is too
+    short for a standing tile at its place (`FLAT_TILE_SHARE`). Judged only where most
+    tiles agree on a way (else all False).
+
+    Judged twice, in the photo and on the plane estimated from the tiles (as `rows_of`),
+    and the view that keeps more tile height on the rack (its tiles' box heights in the
+    photo, summed: a row of flat tiles weighs less than the stand's) is taken: seen from
+    the side, a rack's up vectors fan out in the photo and only the plane holds them
+    parallel; but tiles standing on a stand and lying on the table lie on two planes, and
+    one plane fit to both can misplace the stand's rows (docs/decisions/rack-tiers.md).
+    Where the plane's view is taken, the boxes far too short in the photo for a standing
+    tile there (`PHOTO_FLAT_SHARE`) are named off as well."""
+    n = len(d)
+    if n < 3:
+        return np.zeros(n, bool)
+    q = d.corners.astype(np.float64)
+    off = _off_in_view(q)
+    plane = TablePlane.from_tiles(q)
+    if plane.tilted:
+        on_plane = _off_in_view(plane.to_plane(q).reshape(-1, 4, 2))
+        tall = tile_frames(q)[4]  # in the photo: the stand's tiles stand taller than flat ones
+        if tall[~on_plane].sum() > tall[~off].sum():
+            off = on_plane
+            way = _rack_axis(q)
+            if way is not None:
+                off = _drop_squashed(q, way[0], off, PHOTO_FLAT_SHARE)
+    return _between(q, off)
+
+
+def _between(q: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """`off` less the tiles facing up to `COS_BETWEEN` off the rack's way that stand in a
+    kept row between two of its tiles, as tall as they are: a tile leaning or boxed
+    askew in the middle of a tier (a tile lying by lies beyond a row's ends or off its
+    depth)."""
+    kept = np.nonzero(~off)[0]
+    if len(kept) < 3:
+        return off
+    way = _rack_axis(q[kept])
+    if way is None:
+        return off
+    axis = way[0]
+    up = (q[:, 0] + q[:, 1]) / 2 - (q[:, 3] + q[:, 2]) / 2
+    up = up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
+    lean = np.abs(up @ axis)
+    centres, _r, _d, widths, heights = tile_frames(q)
+    depth, along = centres @ axis, centres @ np.array([axis[1], -axis[0]])
+    out = off.copy()
+    for i in np.nonzero(off & (lean >= COS_BETWEEN) & (lean < COS_ON_RACK))[0]:
+        row = kept[np.abs(depth[kept] - depth[i]) < 0.3 * heights[kept]]
+        if len(row) < 2:
+            continue
+        left = row[along[row] < along[i] - 0.3 * widths[i]]
+        right = row[along[row] > along[i] + 0.3 * widths[i]]
+        if len(left) and len(right) and \
+                heights[i] >= FLAT_TILE_SHARE * float(np.median(heights[row])):
+            out[i] = False
+    return out
+
+
+def _off_in_view(q: np.ndarray) -> np.ndarray:
+    """`off_the_rack` judged on corners `q` (N, 4, 2) in one view."""
+    n = len(q)
+    off = np.zeros(n, bool)
+    way = _rack_axis(q)
+    if way is None:
+        return off
+    axis, aligned = way
+    off |= ~aligned
+    # The rack's rows, along its way: depth down the rack, split at gaps (`ROW_GAP`).
+    centres, _r, _d, _w, heights = tile_frames(q)
+    depth = -(centres @ axis)  # up the rack is less deep
+    height = float(np.median(heights[aligned]))
+    idx = np.nonzero(aligned)[0]
+    idx = idx[np.argsort(depth[idx])]
+    rows, current = [], [idx[0]]
+    for prev, i in zip(idx[:-1], idx[1:], strict=True):
+        if depth[i] - depth[prev] > ROW_GAP * height:
+            rows.append(current)
+            current = []
+        current.append(i)
+    rows.append(current)
+    if len(rows) <= 1:
+        return off
+    foot_hidden = np.zeros(n, bool)
+    foot_hidden[idx] = _foot_hidden(q, axis, idx, idx)
+    ends = -(q @ axis)  # (N, 4): down the rack is deeper
+    for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height, foot_hidden,
+                                                   ends.min(axis=1), ends.max(axis=1))):
+        off[rows[k]] = True
+    return _drop_squashed(q, axis, off)
+
+
+def _rack_axis(q: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(the rack's up direction (2,), (N,) True for the tiles facing within `COS_ON_RACK`
+    of it either way) from the boxes `q`, or None where fewer than 3 and half agree."""
+    up = (q[:, 0] + q[:, 1]) / 2 - (q[:, 3] + q[:, 2]) / 2
+    up = up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
+    axis = np.linalg.eigh(up.T @ up)[1][:, -1]  # up vectors as lines: turned tiles count
+    along = up @ axis
+    aligned = np.abs(along) >= COS_ON_RACK
+    if aligned.sum() < max(3, 0.5 * len(q)):
+        return None
+    if (along[aligned] >= 0).sum() < (along[aligned] < 0).sum():
+        axis = -axis
+    return axis, aligned
+
+
+def _drop_squashed(q: np.ndarray, axis: np.ndarray, off: np.ndarray,
+                   flat: float = FLAT_TILE_SHARE) -> np.ndarray:
+    """`off` with the tiles kept whose boxes `q` are too short for a standing tile at
+    their place (`_squashed`) named off too, unless the tier in front hides their foot."""
+    off = off.copy()
+    centres, heights = tile_frames(q)[0], tile_frames(q)[4]
+    kept = np.nonzero(~off)[0]
+    squashed = kept[_squashed(centres[kept], heights[kept], flat)]
+    if len(squashed):
+        off[squashed[~_foot_hidden(q, axis, squashed, kept, SQUASHED_HIDE_GAP)]] = True
+    return off
+
+
+def _squashed(place: np.ndarray, heights: np.ndarray,
+              flat: float = FLAT_TILE_SHARE) -> np.ndarray:
+    """Indices of the tiles whose box is shorter than `FLAT_TILE_SHARE` of the height a
+    standing tile's box has at its place (`place`, (N, 2)): box height fit as a plane over
+    the photo (perspective shrinks a stand's tiles smoothly along it), first on the tiles
+    within `FIRST_FIT_BAND` of the median height, then refit on those within `FIT_BAND`
+    of the fit. Where the tiles the fit leaves above it outweigh those it keeps (box
+    heights squared: flat tiles beside a short stand outnumber its tiles), it starts again
+    from the median weighted so (`_tall_median`). Where fewer than `FIT_TILES` agree on a
+    fit, `_much_shorter`."""
+    n = len(heights)
+    if n < FIT_TILES:
+        return _much_shorter(heights)
+    # the first fit on the tiles near the median height: a few flat ones at the end of a
+    # row would tilt a fit over all of them
+    share = _fit_share(place, heights, float(np.median(heights)))
+    if share is not None:
+        kept, above = np.abs(share - 1) < FIT_BAND, share >= 1 + FIT_BAND
+        if (heights[above] ** 2).sum() > (heights[kept] ** 2).sum():
+            share = _fit_share(place, heights, _tall_median(heights))
+    if share is None:
+        return _much_shorter(heights)
+    return np.nonzero(share < flat)[0]
+
+
+def _fit_share(place: np.ndarray, heights: np.ndarray, start: float) -> np.ndarray | None:
+    """Each box's height over the plane fit (`_squashed`) from the tiles within
+    `FIRST_FIT_BAND` of `start`; None where fewer than `FIT_TILES` agree."""
+    a = np.c_[np.ones(len(heights)), place]
+    use = np.nonzero(np.abs(heights / start - 1) < FIRST_FIT_BAND)[0]
+    for _round in range(3):
+        if len(use) < FIT_TILES:
+            return None
+        coef = np.linalg.lstsq(a[use], heights[use], rcond=None)[0]
+        share = heights / np.maximum(a @ coef, 1e-9)
+        use = np.nonzero(np.abs(share - 1) < FIT_BAND)[0]
+    return share if len(use) >= FIT_TILES else None
+
+
+def _tall_median(heights: np.ndarray) -> float:
+    """The median of box heights weighted by their squares: a few standing tiles outweigh
+    more flat ones beside them (seen nearer and taller, `_tiers`)."""
+    order = np.sort(heights)
+    weight = np.cumsum(order ** 2)
+    return float(order[np.searchsorted(weight, 0.5 * weight[-1])])
+
+
+def _much_shorter(heights: np.ndarray) -> np.ndarray:
+    """Where too few tiles agree on a height for `_squashed`'s fit: the indices of the
+    boxes shorter than `SHORT_SHARE` of the tallest (perspective alone does not shrink a
+    stand's tiles that much along it)."""
+    if len(heights) < 2:
+        return np.zeros(0, int)
+    return np.nonzero(heights < SHORT_SHARE * heights.max())[0]
+
+
+def _foot_hidden(q: np.ndarray, axis: np.ndarray, ids: np.ndarray,
+                 kept: np.ndarray, gap: float = HIDE_GAP) -> np.ndarray:
+    """(len(ids),) True for each tile `ids` whose box's foot meets the top of a `kept` box
+    in front of it (beside it along the rack, further down): a tier whose foot the tier in
+    front hides, its box as short as its visible part."""
+    depth_of = -(q @ axis)  # (N, 4): down the rack is deeper
+    top, foot = depth_of.min(axis=1), depth_of.max(axis=1)
+    height = foot - top
+    along = q.mean(axis=1) @ np.array([axis[1], -axis[0]])
+    width = np.linalg.norm(q[:, 1] - q[:, 0], axis=1)
+    i, j = ids[:, None], kept[None, :]
+    beside = np.abs(along[i] - along[j]) < 0.5 * (width[i] + width[j])
+    below = top[j] > top[i] + 0.5 * height[i]
+    meets = np.abs(foot[i] - top[j]) < gap * height[i]
+    # a tier behind stands a step further away than the tier in front, its boxes nearly
+    # as wide; a tile lying on the table behind the stand lies much further (HIDE_WIDTH)
+    wide = width[i] >= HIDE_WIDTH * width[j]
+    return (beside & below & meets & wide).any(axis=1)
+
+
+def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
+           foot_hidden: np.ndarray, top: np.ndarray | None = None,
+           foot: np.ndarray | None = None) -> list[int]:
+    """The rows that stand on the stand: its fullest row (by tile height: see below), then
+    row by row up and down the rack while the next row lies within a tier step of the last
+    tier taken (a chain, so a three-tier stand's rows all count), meets it (`_touches`:
+    tiles lying before or behind the stand leave a gap) and is not foreshortened
+    as tiles lying flat are (`FLAT_SHARE`; a row behind whose feet the tier in front hides,
+    `foot_hidden`, is exempt), at most MAX_TIERS. Of the two rows next to the tiers taken
+    so far, the fuller one is taken first.
+
+    The first tier is the row with the most tile height (its boxes' heights squared,
+    summed): tiles lying flat are seen foreshortened, and a row of them behind the stand
+    is also further away, so a row of them longer than the stand's weighs less, and a
+    tier's row that tiles lying beside it join keeps its weight (rack-tiles-only.md)."""
+    level = [float(np.mean(depth[r])) for r in rows]
+    tall = [float(np.median(heights[r])) for r in rows]
+    fullest = max(range(len(rows)), key=lambda k: float((heights[rows[k]] ** 2).sum()))
+    lo = hi = fullest
+    while hi - lo + 1 < MAX_TIERS:
+        tier_height = float(np.median(np.concatenate([heights[r] for r in rows[lo:hi + 1]])))
+        nexts = [k for k in (lo - 1, hi + 1) if 0 <= k < len(rows)
+                 and abs(level[k] - level[lo if k < lo else hi]) <= TIER_STEP * height
+                 and (tall[k] >= FLAT_SHARE * tier_height
+                      or k < lo and foot_hidden[rows[k]].mean() >= 0.5)
+                 and (top is None or _touches(rows, k, lo, hi, top, foot, heights))]
+        if not nexts:
+            break
+        k = max(nexts, key=lambda k: len(rows[k]))
+        lo, hi = min(lo, k), max(hi, k)
+    return list(range(lo, hi + 1))
+
+
+def _touches(rows: list, k: int, lo: int, hi: int, top: np.ndarray, foot: np.ndarray,
+             heights: np.ndarray) -> bool:
+    """Whether row `k` (next to the tiers `lo`..`hi`) meets the tier next to it: the upper
+    row's boxes' feet within `TIER_GAP` of their heights of the lower row's tops, or over
+    them (medians over each row)."""
+    upper, lower = (rows[k], rows[lo]) if k < lo else (rows[hi], rows[k])
+    gap = float(np.median(top[lower]) - np.median(foot[upper]))
+    return gap <= TIER_GAP * float(np.median(heights[upper]))
