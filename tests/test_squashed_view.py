@@ -278,3 +278,52 @@ def test_a_tile_only_the_stretches_found_takes_the_surer_stretched_reading():
     # before, the earlier stretch's reading stayed; so it does for a tile the first pass
     # read in a box upright (a standing tile)
     assert merge_stretched(now, seen).codes == ["K1", "K1"]
+
+
+@pytest.mark.parametrize("key, share, found, right", [
+    ("rummy4-13", 0.3, 8, 8),  # read without the few-signs stretches: 0 of 8 found
+    ("rummy4-19", 0.3, 6, 6),  # 2 found, 1 right
+])
+def test_a_squashed_real_photo_with_few_signs_is_read_around_them(readers, real_photos_dir,
+                                                                 key, share, found, right):
+    # Squashed to 0.3 (about 17 degrees up) these valid/ photos show fewer than MIN_SIGNS
+    # signs of squashed tiles: before, no stretched pass ran at all.
+    from bench.eval_low_phone import squash
+    from bench.eval_plane_view import _warped_labels, count_tiles
+    from training.real_data import load_split
+    from vision.recognition.squashed_view import MIN_SIGNS, WEAK_SCORE, maybe_squashed
+
+    photo = next(p for p in load_split("valid", real_photos_dir) if p.key == key)
+    image, m = squash(photo.read(), share, 0.8)
+    labels = _warped_labels(photo, m, image.shape)
+    with_view, without = readers
+    first = without.read(image)
+    weak = with_view.detector.detect_with_weak(image, weak_score=WEAK_SCORE)[2]
+    assert 1 <= maybe_squashed(weak, first.corners, first.class_probs.max(axis=1)
+                               if len(first) else []) < MIN_SIGNS
+    tiles, got, read_right, extra = count_tiles(with_view.read(image), labels)
+    assert with_view.last_stretched
+    assert got >= found and read_right >= right and extra == 0
+
+
+def test_few_signs_stretch_only_the_part_around_them(readers, real_photos_dir, monkeypatch):
+    from bench.eval_low_phone import squash
+    from training.real_data import load_split
+
+    photo = next(p for p in load_split("valid", real_photos_dir) if p.key == "rummy4-19")
+    image, _m = squash(photo.read(), 0.3, 0.8)
+    with_view, _without = readers
+    shapes = []
+    detect = with_view.detector.detect
+
+    def recording(image, **kwargs):
+        shapes.append(image.shape[:2])
+        return detect(image, **kwargs)
+
+    monkeypatch.setattr(with_view.detector, "detect", recording)
+    with_view.read(image)
+    h, w = image.shape[:2]
+    regions = with_view.last_stretched_regions
+    assert regions and all((x1 - x0) * (y1 - y0) < 0.7 * w * h for x0, y0, x1, y1 in regions)
+    x0, y0, x1, y1 = regions[0]
+    assert (2 * (y1 - y0), x1 - x0) in shapes  # the part stretched 2x, not the photo
