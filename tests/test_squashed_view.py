@@ -327,3 +327,29 @@ def test_few_signs_stretch_only_the_part_around_them(readers, real_photos_dir, m
     assert regions and all((x1 - x0) * (y1 - y0) < 0.7 * w * h for x0, y0, x1, y1 in regions)
     x0, y0, x1, y1 = regions[0]
     assert (2 * (y1 - y0), x1 - x0) in shapes  # the part stretched 2x, not the photo
+
+
+def test_a_photo_from_above_with_a_few_signs_keeps_its_reading(readers, real_photos_dir):
+    # rummy-34, as taken, shows one or two signs: the stretches around them run, and the
+    # wood knot they find (about half as bright as the tiles) is no tile
+    from training.real_data import load_split
+
+    photo = next(p for p in load_split("valid", real_photos_dir) if p.key == "rummy-34")
+    with_view, without = readers
+    image = photo.read()
+    ours, theirs = with_view.read(image), without.read(image)
+    assert with_view.last_stretched
+    assert ours.codes == theirs.codes
+
+
+def test_after_a_few_signs_a_new_find_must_be_nearly_as_bright_as_the_tiles():
+    from vision.recognition.squashed_view import DARK_SHARE, FEW_DARK_SHARE
+
+    crops = np.full((10, 44, 32, 3), 200, np.uint8)
+    crops[9] = 120  # 0.6 of the others: dark for a pass on a few signs, not for the pass
+    new = np.zeros(10, bool)
+    new[9] = True
+    scores = np.full(10, 0.9)
+    assert DARK_SHARE < 0.6 < FEW_DARK_SHARE
+    assert not doubtful_new_finds(crops, scores, new)[9]
+    assert doubtful_new_finds(crops, scores, new, FEW_DARK_SHARE)[9]

@@ -26,6 +26,8 @@ from vision.recognition.plane_view import merge_readings, same_tiles
 from vision.recognition.sessions import ModelsMissing, ModelUnreadable, read_sidecar
 from vision.recognition.settings import MODELS_DIR
 from vision.recognition.squashed_view import (
+    DARK_SHARE,
+    FEW_DARK_SHARE,
     FEW_SIGNS,
     MIN_SIGNS,
     STRETCHES,
@@ -371,13 +373,15 @@ class TileReader:
         self.last_stretched = bool(self.last_stretched_regions)
         if not self.last_stretched:
             return first
-        return self._checked_new_finds(image_bgr, first, detections, to_image)
+        return self._checked_new_finds(image_bgr, first, detections, to_image,
+                                       FEW_DARK_SHARE if few else DARK_SHARE)
 
     def _checked_new_finds(self, image_bgr: np.ndarray, first: TileDetections,
-                           merged: TileDetections, to_image) -> TileDetections:
+                           merged: TileDetections, to_image,
+                           dark_share: float = DARK_SHARE) -> TileDetections:
         """`merged` without the finds the stretched passes added (on none of `first`'s
-        tiles) that are no tile: unsure, darker than the tiles
-        (`squashed_view.doubtful_new_finds`) or of another colour (`unlike_the_other_finds`
+        tiles) that are no tile: unsure, darker than the tiles (under `dark_share` of them,
+        `squashed_view.doubtful_new_finds`) or of another colour (`unlike_the_other_finds`
         over all finds: a pass of a few finds cannot judge its own). `to_image` maps
         corners to `image_bgr`'s pixels."""
         new = np.ones(len(merged), bool)
@@ -389,7 +393,7 @@ class TileReader:
 
         corners = np.asarray(to_image(merged.corners), np.float32)
         crops = rectify_tiles(image_bgr, corners, getattr(self.classifier, "size", None))
-        drop = doubtful_new_finds(crops, merged.tile_scores, new)
+        drop = doubtful_new_finds(crops, merged.tile_scores, new, dark_share)
         drop |= new & unlike_the_other_finds(crops, corners.mean(axis=1))
         return merged[~drop]
 
