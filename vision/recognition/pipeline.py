@@ -29,6 +29,7 @@ from vision.recognition.squashed_view import (
     DARK_SHARE,
     FEW_DARK_SHARE,
     FEW_SIGNS,
+    FEW_STRETCHES,
     MIN_SIGNS,
     STRETCHES,
     WEAK_SCORE,
@@ -319,14 +320,15 @@ class TileReader:
         whose corners `to_image` maps there; tiles read unsurely), merged with a pass over
         the photo stretched upright by each of STRETCHES
         (`vision.recognition.squashed_view`): tiles lying flat seen by a low phone. With
-        fewer than MIN_SIGNS signs (at least FEW_SIGNS) only the part around them is."""
+        fewer than MIN_SIGNS signs (at least FEW_SIGNS) only the part around them is, by each of
+        FEW_STRETCHES."""
         self.last_stretched, self.last_stretched_regions = False, None
         if not self.squashed_view or weak is None:
             return detections
         signs = maybe_squashed(weak, to_image(detections.corners),
                                detections.class_probs.max(axis=1) if len(detections) else [])
-        # Fewer than MIN_SIGNS (a photo from above shows one or two now and then): each
-        # stretch looks only around the signs, a small part of the photo; none: no pass.
+        # Fewer than MIN_SIGNS (a photo from above shows one or two now and then): the
+        # FEW_STRETCHES look only around the signs, a small part of the photo; none: no pass.
         few = signs < MIN_SIGNS
         if signs < FEW_SIGNS:
             return detections
@@ -343,7 +345,7 @@ class TileReader:
                 # a tile an earlier stretch added takes the surer of the stretched readings
                 return merge_stretched(now, seen, ~on_tiles(now.corners, first.corners))
         self.last_stretched_regions = []
-        for index, factor in enumerate(STRETCHES):
+        for index, factor in enumerate(FEW_STRETCHES if few else STRETCHES):
             # The first stretch looks at the whole photo (cut to the first reading's signs
             # it lost flat tiles that showed none), but for a few signs; each later one only
             # around the signs the earlier left open (weak peaks on no tile, unsure readings
