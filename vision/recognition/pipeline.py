@@ -320,8 +320,8 @@ class TileReader:
         whose corners `to_image` maps there; tiles read unsurely), merged with a pass over
         the photo stretched upright by each of STRETCHES
         (`vision.recognition.squashed_view`): tiles lying flat seen by a low phone. With
-        fewer than MIN_SIGNS signs (at least FEW_SIGNS) only the part around them is, by each of
-        FEW_STRETCHES."""
+        fewer than MIN_SIGNS signs (at least FEW_SIGNS), only the part around them, by each
+        of FEW_STRETCHES."""
         self.last_stretched, self.last_stretched_regions = False, None
         if not self.squashed_view or weak is None:
             return detections

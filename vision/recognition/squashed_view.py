@@ -20,9 +20,10 @@ The pass runs only when the first reading shows signs of squashed tiles
 that lie on no tile it kept (tile-like things it could not confirm), and tiles read
 unsurely (a squashed tile's crop is drawn out of shape). At least MIN_SIGNS: as above;
 fewer (a low table's few flat tiles, but also now and then a photo from above): the
-stretch by 2 alone, over the part around the signs only (`sign_region`). The finds only the stretched
-photo shows are checked harder than the first pass's (`doubtful_new_finds`): stretched,
-the letters of the stand's embossed logo look like tiles. Thresholds and measurements:
+stretch by 2 alone, over the part around the signs only (`sign_region`). The finds only
+the stretched photo shows are checked harder than the first pass's
+(`doubtful_new_finds`): stretched, the letters of the stand's embossed logo look like
+tiles. Thresholds and measurements:
 `docs/decisions/low-tables.md`.
 """
 
@@ -54,7 +55,7 @@ MIN_SIGNS = 3
 FEW_SIGNS = 1
 # ... by 2 only: by 3 as well found one flat tile more of the tuning data's 185 and took the
 # mean read of the real train/ photos (taken from above; 35 of 179 show a few signs) from
-# +10 % to +35 %.
+# +10 % to +27-35 %.
 FEW_STRETCHES = (2.0,)
 # A tile both passes read keeps its first reading unless the first box lay across it, read
 # unsurely, and the stretched reading names another tile with at most this share of its
