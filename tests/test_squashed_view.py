@@ -354,3 +354,20 @@ def test_after_a_few_signs_a_new_find_must_be_nearly_as_bright_as_the_tiles():
     assert DARK_SHARE < 0.6 < FEW_DARK_SHARE
     assert not doubtful_new_finds(crops, scores, new)[9]
     assert doubtful_new_finds(crops, scores, new, FEW_DARK_SHARE)[9]
+
+
+@pytest.mark.parametrize("seed, edition, kind, tiers", [
+    (643_002, "white_teal", "low", None),  # a phone propped on the table
+    (651_004, "rummy_green", "low", None),
+    (644_008, "white_modern_logo", "rack", 1),  # a tile lying beside a one-tier stand
+])
+def test_a_flat_tile_of_a_reading_with_few_signs_is_found_and_read(readers, seed, edition,
+                                                                  kind, tiers):
+    # Renderer seeds of the third round's tuning (640,000+), not bench.eval_depth's: the
+    # first reading shows one or two signs, and before no stretched pass ran.
+    scene = _rendered(seed, edition, kind, tiers)
+    with_view, without = readers
+    found, right, everything = _lying_found(with_view, scene)
+    assert with_view.last_stretched
+    found0, right0, everything0 = _lying_found(without, scene)
+    assert (found, right) == (found0 + 1, right0 + 1) and everything == everything0 + 1
