@@ -26,6 +26,10 @@ from vision.recognition.plane_view import merge_readings, same_tiles
 from vision.recognition.sessions import ModelsMissing, ModelUnreadable, read_sidecar
 from vision.recognition.settings import MODELS_DIR
 from vision.recognition.squashed_view import (
+    DARK_SHARE,
+    FEW_DARK_SHARE,
+    FEW_SIGNS,
+    FEW_STRETCHES,
     MIN_SIGNS,
     STRETCHES,
     WEAK_SCORE,
@@ -315,15 +319,19 @@ class TileReader:
         pass's weak peaks `weak`, centres in `image_bgr`'s pixels, on none of the tiles read,
         whose corners `to_image` maps there; tiles read unsurely), merged with a pass over
         the photo stretched upright by each of STRETCHES
-        (`vision.recognition.squashed_view`): tiles lying flat seen by a low phone."""
+        (`vision.recognition.squashed_view`): tiles lying flat seen by a low phone. With
+        fewer than MIN_SIGNS signs (at least FEW_SIGNS), only the part around them, by each
+        of FEW_STRETCHES."""
         self.last_stretched, self.last_stretched_regions = False, None
         if not self.squashed_view or weak is None:
             return detections
         signs = maybe_squashed(weak, to_image(detections.corners),
                                detections.class_probs.max(axis=1) if len(detections) else [])
-        if signs < MIN_SIGNS:
+        # Fewer than MIN_SIGNS (a photo from above shows one or two now and then): the
+        # FEW_STRETCHES look only around the signs, a small part of the photo; none: no pass.
+        few = signs < MIN_SIGNS
+        if signs < FEW_SIGNS:
             return detections
-        self.last_stretched = True
         long_side = self.last_finer_side or getattr(self.detector, "long_side", None)
         multiple = getattr(self.detector, "multiple", 32)
         first = detections
@@ -337,17 +345,18 @@ class TileReader:
                 # a tile an earlier stretch added takes the surer of the stretched readings
                 return merge_stretched(now, seen, ~on_tiles(now.corners, first.corners))
         self.last_stretched_regions = []
-        for index, factor in enumerate(STRETCHES):
+        for index, factor in enumerate(FEW_STRETCHES if few else STRETCHES):
             # The first stretch looks at the whole photo (cut to the first reading's signs
-            # it lost flat tiles that showed none); each later one only around the signs the
-            # earlier left open (weak peaks on no tile, unsure readings it may replace).
+            # it lost flat tiles that showed none), but for a few signs; each later one only
+            # around the signs the earlier left open (weak peaks on no tile, unsure readings
+            # it may replace).
             now = to_image(detections.corners)
             points = open_signs(weak, now, detections.class_probs.max(axis=1),
                                 ~on_tiles(now, fixed))
-            if index and len(points) == 0:
+            if (index or few) and len(points) == 0:
                 break
             x0, y0, (y1, x1) = 0, 0, image_bgr.shape[:2]
-            if index:
+            if index or few:
                 x0, y0, x1, y1 = sign_region(points, to_image(first.corners), image_bgr.shape)
             part = image_bgr[y0:y1, x0:x1]
             self.last_stretched_regions.append((x0, y0, x1, y1))
@@ -362,13 +371,19 @@ class TileReader:
 
             detections = self._second_pass(detections, timings, f"detect.stretched_{factor:g}",
                                            time.perf_counter(), detect, read_finds, merge)
-        return self._checked_new_finds(image_bgr, first, detections, to_image)
+        # (a few signs may all lie on tiles whose first reading stays: nothing stretched)
+        self.last_stretched = bool(self.last_stretched_regions)
+        if not self.last_stretched:
+            return first
+        return self._checked_new_finds(image_bgr, first, detections, to_image,
+                                       FEW_DARK_SHARE if few else DARK_SHARE)
 
     def _checked_new_finds(self, image_bgr: np.ndarray, first: TileDetections,
-                           merged: TileDetections, to_image) -> TileDetections:
+                           merged: TileDetections, to_image,
+                           dark_share: float = DARK_SHARE) -> TileDetections:
         """`merged` without the finds the stretched passes added (on none of `first`'s
-        tiles) that are no tile: unsure, darker than the tiles
-        (`squashed_view.doubtful_new_finds`) or of another colour (`unlike_the_other_finds`
+        tiles) that are no tile: unsure, darker than the tiles (under `dark_share` of them,
+        `squashed_view.doubtful_new_finds`) or of another colour (`unlike_the_other_finds`
         over all finds: a pass of a few finds cannot judge its own). `to_image` maps
         corners to `image_bgr`'s pixels."""
         new = np.ones(len(merged), bool)
@@ -380,7 +395,7 @@ class TileReader:
 
         corners = np.asarray(to_image(merged.corners), np.float32)
         crops = rectify_tiles(image_bgr, corners, getattr(self.classifier, "size", None))
-        drop = doubtful_new_finds(crops, merged.tile_scores, new)
+        drop = doubtful_new_finds(crops, merged.tile_scores, new, dark_share)
         drop |= new & unlike_the_other_finds(crops, corners.mean(axis=1))
         return merged[~drop]
 

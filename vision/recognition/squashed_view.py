@@ -18,9 +18,12 @@ the two whole stretches had taken the read from 5.5x to 9x the floor.
 The pass runs only when the first reading shows signs of squashed tiles
 (`maybe_squashed`): heat peaks of the detector between WEAK_SCORE and its own threshold
 that lie on no tile it kept (tile-like things it could not confirm), and tiles read
-unsurely (a squashed tile's crop is drawn out of shape). The finds only the stretched
-photo shows are checked harder than the first pass's (`doubtful_new_finds`): stretched,
-the letters of the stand's embossed logo look like tiles. Thresholds and measurements:
+unsurely (a squashed tile's crop is drawn out of shape). At least MIN_SIGNS: as above;
+fewer (a low table's few flat tiles, but also now and then a photo from above): the
+stretch by 2 alone, over the part around the signs only (`sign_region`). The finds only
+the stretched photo shows are checked harder than the first pass's
+(`doubtful_new_finds`): stretched, the letters of the stand's embossed logo look like
+tiles. Thresholds and measurements:
 `docs/decisions/low-tables.md`.
 """
 
@@ -47,6 +50,13 @@ UNSURE = 0.9
 # The pass runs when the first reading shows at least this many signs of squashed tiles:
 # maybe-tiles on no kept tile, and kept tiles read unsurely.
 MIN_SIGNS = 3
+# With fewer signs, but at least this many, the photo is stretched only around them
+# (`sign_region`): a low table's lone flat tiles show one or two...
+FEW_SIGNS = 1
+# ... by 2 only: by 3 as well found one flat tile more of the tuning data's 185 and took the
+# mean read of the real train/ photos (taken from above; 35 of 179 show a few signs) from
+# +10 % to +27-35 %.
+FEW_STRETCHES = (2.0,)
 # A tile both passes read keeps its first reading unless the first box lay across it, read
 # unsurely, and the stretched reading names another tile with at most this share of its
 # doubt (1 - best class probability; `merge_stretched`)...
@@ -60,6 +70,10 @@ NEW_FIND_SCORE = 0.3
 # ... and its body is at least this share as bright as the other tiles' (the stand's
 # black beam with its embossed logo measures 0.12-0.27 of them, tiles 0.50 and more).
 DARK_SHARE = 0.4
+# Where the pass ran on a few signs only (fewer than MIN_SIGNS: nothing says the phone was
+# low), a new find must be nearly as bright as the other tiles: on the tuning data the
+# tiles it found measured 0.90-1.21 of them, its false finds 0.65-0.80.
+FEW_DARK_SHARE = 0.85
 
 
 def maybe_squashed(weak_centres: np.ndarray, tiles: np.ndarray, sure: np.ndarray) -> int:
@@ -144,10 +158,11 @@ def body_brightness(crops: np.ndarray) -> np.ndarray:
     return np.median(sample, axis=1).mean(axis=1)
 
 
-def doubtful_new_finds(crops: np.ndarray, scores: np.ndarray, new: np.ndarray) -> np.ndarray:
-    """(N,) True for each find the stretched passes added (`new`) that is no tile: surer of
-    itself than NEW_FIND_SCORE (detector score x best class probability, `scores`) but
-    for a body at most DARK_SHARE as bright as the other finds' (`crops`, all N): the
+def doubtful_new_finds(crops: np.ndarray, scores: np.ndarray, new: np.ndarray,
+                       dark_share: float = DARK_SHARE) -> np.ndarray:
+    """(N,) True for each find the stretched passes added (`new`) that is no tile: less sure
+    of itself than NEW_FIND_SCORE (detector score x best class probability, `scores`), or
+    with a body under `dark_share` as bright as the other finds' (`crops`, all N): the
     stand's embossed logo, stretched, reads as tiles; a tile's face is its bright part."""
     new = np.asarray(new, bool)
     doubtful = new & (np.asarray(scores) < NEW_FIND_SCORE)
@@ -155,7 +170,7 @@ def doubtful_new_finds(crops: np.ndarray, scores: np.ndarray, new: np.ndarray) -
         return doubtful
     brightness = body_brightness(crops)
     reference = float(np.median(brightness[~new]))
-    return doubtful | (new & (brightness < DARK_SHARE * reference))
+    return doubtful | (new & (brightness < dark_share * reference))
 
 
 def squashed_photo(sure: np.ndarray) -> bool:
