@@ -32,7 +32,7 @@ KIND_ON = {"palm": "rummy-25", "sleeve": "rummy4-92", "fingers": "rummy-34",
 
 
 # Painted hands (tune seeds) coloured like the wooden table under them: the colour rule
-# measured 0.3 and 1.2 tile areas, their smooth skin 9.9 and 13.0 (refused from 2.0).
+# measured 0.3 and 1.2 tile areas; their smooth skin is refused (from MAX_SMOOTH, 3.0).
 ON_WOOD = (("rummy2-2", "palm"), ("rummy-42", "holding"))
 
 

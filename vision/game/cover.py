@@ -22,7 +22,7 @@ Looked at on the photo 320 px wide (`WIDTH`), in Lab with lightness counted half
    tiles' area, counted in tile areas, is `Cover.area`. `MAX_AREA` tile areas or more:
    covered.
 4. Apart from the table's colour: skin-coloured pixels smoother than the table's grain
-   (`smooth_skin`), the largest piece inside the tiles' area is `Cover.smooth`;
+   (`smooth_skin`), the largest piece reaching into the tiles' area is `Cover.smooth`;
    `MAX_SMOOTH` tile areas or more: covered. A hand on wood has the wood's hue but not
    its grain.
 
@@ -59,7 +59,8 @@ MAX_AREA = 6.5  # tile areas of one foreign piece inside the tiles' area: covere
 GRAIN = 0.4  # tile heights: the window a pixel's local spread of lightness is taken over
 SMOOTHER = 0.35  # times the table's spread: smoother than the table's grain, as skin is
 SMOOTH_OPEN = 0.25  # tile heights: thinner smooth skin-coloured things are left out
-MAX_SMOOTH = 2.0  # tile areas of one smooth skin-coloured piece inside the tiles' area
+SMOOTH_IN = 0.5  # tile areas of a smooth skin-coloured piece inside the tiles' area...
+MAX_SMOOTH = 3.0  # ...and it is covered when the whole piece has this many tile areas
 
 WORDS = "something covers part of the table (a hand?): move it and take the photo again"
 
@@ -70,7 +71,7 @@ class Cover:
 
     area: float  # the largest foreign piece inside the tiles' area, in tile areas
     tiles: int  # tiles found (with none there is no tiles' area to cover)
-    smooth: float = 0.0  # the largest smooth skin-coloured piece there, in tile areas
+    smooth: float = 0.0  # the largest smooth skin-coloured piece reaching there, tile areas
 
     def problems(self) -> list[str]:
         """["covered"] when something lies over the tiles, else []."""
@@ -184,8 +185,9 @@ def _tiles_geometry(shape, quads: np.ndarray):
 
 
 def smooth_skin(picture: np.ndarray, quads: np.ndarray) -> float:
-    """The largest piece of smooth skin-coloured pixels inside the tiles' area of a BGR
-    `picture` whose tiles lie at `quads` (N >= 1), in tile areas.
+    """The largest piece of smooth skin-coloured pixels reaching `SMOOTH_IN` tile areas into
+    the tiles' area of a BGR `picture` whose tiles lie at `quads` (N >= 1), in tile areas
+    (the whole piece, the arm beyond the tiles' area too).
 
     Smooth: the local spread of lightness (over `GRAIN` tile heights) under `SMOOTHER`
     times the table's (its median over the ring of table around the tiles). Wood grain,
@@ -209,8 +211,12 @@ def smooth_skin(picture: np.ndarray, quads: np.ndarray) -> float:
     n, pieces = cv2.connectedComponents(opened)
     if n < 2:
         return 0.0
-    inside = np.bincount(pieces[opened.astype(bool) & area], minlength=n)[1:]
-    return float(inside.max(initial=0)) / max(tile_area, 1.0)
+    # an arm's whole piece counts once it reaches into the tiles' area: a hand reaching
+    # for a tile at the edge of the tiles lies mostly outside it
+    on = opened.astype(bool)
+    inside = np.bincount(pieces[on & area], minlength=n)[1:] / max(tile_area, 1.0)
+    whole = np.bincount(pieces[on], minlength=n)[1:] / max(tile_area, 1.0)
+    return float(whole[inside >= SMOOTH_IN].max(initial=0))
 
 
 def foreign_mask(picture: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
