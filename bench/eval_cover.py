@@ -99,7 +99,8 @@ def evaluate(models_dir=None, split: str = "held", log=print) -> dict:
         found = reader.read(image)
         c = cover.measure(image, found.corners)
         clean.append({"set": group, "photo": key, "tiles": len(found),
-                      "area": round(c.area, 2), "refused": bool(c.problems())})
+                      "area": round(c.area, 2), "smooth": round(c.smooth, 2),
+                      "refused": bool(c.problems())})
     hands, ratios = [], []
     for i, photo in enumerate(load_split("valid")):
         image = photo.read()
@@ -114,7 +115,7 @@ def evaluate(models_dir=None, split: str = "held", log=print) -> dict:
             hands.append({"photo": photo.key, "kind": kind, "tone": hand.tone,
                           "over": round(covered_share(image.shape, found.corners, hand.mask), 2),
                           "hid": max(0, len(found) - len(seen)), "area": round(c.area, 2),
-                          "refused": bool(c.problems())})
+                          "smooth": round(c.smooth, 2), "refused": bool(c.problems())})
     out = summarise(clean, hands, split, log)
     out["cost_ratio_median"] = round(float(np.median(ratios)), 3)
     log(f"cost: the gate takes {out['cost_ratio_median']:.3f} x the photo's read "
@@ -143,7 +144,7 @@ def _rate(rows: list[dict]) -> dict:
 
 def summarise(clean: list[dict], hands: list[dict], split: str, log=print) -> dict:
     from bench.hands import KINDS, TONES
-    from vision.game.cover import MAX_AREA
+    from vision.game.cover import MAX_AREA, MAX_SMOOTH
 
     by_set = defaultdict(list)
     for r in clean:
@@ -152,7 +153,9 @@ def summarise(clean: list[dict], hands: list[dict], split: str, log=print) -> di
     out = {
         "threshold_tile_areas": MAX_AREA,
         "split": split,
-        "clean": {name: {**_rate(rows), "area_max": max((r["area"] for r in rows), default=0)}
+        "threshold_smooth_tile_areas": MAX_SMOOTH,
+        "clean": {name: {**_rate(rows), "area_max": max((r["area"] for r in rows), default=0),
+                         "smooth_max": max((r["smooth"] for r in rows), default=0)}
                   for name, rows in by_set.items()},
         "hands_over_tiles": _rate(over),
         "hands_beside": _rate([r for r in hands if r["over"] < OVER]),
@@ -164,7 +167,8 @@ def summarise(clean: list[dict], hands: list[dict], split: str, log=print) -> di
     }
     for name, v in out["clean"].items():
         log(f"clean {name}: {v['refused']} of {v['of']} refused (largest foreign piece "
-            f"{v['area_max']:.2f} tile areas; the gate refuses from {MAX_AREA})")
+            f"{v['area_max']:.2f} tile areas, refused from {MAX_AREA}; largest smooth skin "
+            f"{v['smooth_max']:.2f}, refused from {MAX_SMOOTH})")
     h = out["hands_over_tiles"]
     log(f"painted hands over tiles ({split} seeds): {h['refused']} of {h['of']} refused "
         f"({100 * h['refused'] / max(1, h['of']):.0f} %)")
@@ -174,7 +178,8 @@ def summarise(clean: list[dict], hands: list[dict], split: str, log=print) -> di
                                                        for k, v in out["per_tone"].items()))
     for r in clean:
         if r["refused"]:
-            log(f"  clean photo refused: {r['set']} {r['photo']} ({r['area']:.2f} tile areas)")
+            log(f"  clean photo refused: {r['set']} {r['photo']} ({r['area']:.2f} tile areas, "
+                f"smooth skin {r['smooth']:.2f})")
     return out
 
 

@@ -21,10 +21,16 @@ Looked at on the photo 320 px wide (`WIDTH`), in Lab with lightness counted half
    tile the detector missed is thinner), and the largest connected piece inside the
    tiles' area, counted in tile areas, is `Cover.area`. `MAX_AREA` tile areas or more:
    covered.
+4. Apart from the table's colour: skin-coloured pixels smoother than the table's grain
+   (`smooth_skin`), the largest piece reaching into the tiles' area is `Cover.smooth`;
+   `MAX_SMOOTH` tile areas or more: covered. A hand on wood has the wood's hue but not
+   its grain.
 
 The thresholds were chosen on the real valid/ photos with hands painted over them
 (`python -m bench.eval_cover`, docs/decisions/covered-photo.md). A grey or black sleeve is
-not seen (it is colourless, like a table's shade); a hand or a bare arm is.
+not seen (it is colourless, like a table's shade); a hand or a bare arm is. The painted
+hands are smoother than real skin may be: step 4 is measured on them and on real clean
+photos only.
 """
 
 from __future__ import annotations
@@ -50,6 +56,11 @@ MIN_CHROMA = 12.0  # Lab chroma: below it a pixel is grey (a shade, a stand), ne
 HUE = (35.0, 75.0)  # degrees of Lab hue, orange-red to yellow-orange: skin and bare arms
 OPEN = 0.2  # tile heights: thinner foreign things (grain, veins, digits) are left out
 MAX_AREA = 6.5  # tile areas of one foreign piece inside the tiles' area: covered
+GRAIN = 0.4  # tile heights: the window a pixel's local spread of lightness is taken over
+SMOOTHER = 0.35  # times the table's spread: smoother than the table's grain, as skin is
+SMOOTH_OPEN = 0.25  # tile heights: thinner smooth skin-coloured things are left out
+SMOOTH_IN = 0.5  # tile areas of a smooth skin-coloured piece inside the tiles' area...
+MAX_SMOOTH = 3.0  # ...and it is covered when the whole piece has this many tile areas
 
 WORDS = "something covers part of the table (a hand?): move it and take the photo again"
 
@@ -60,14 +71,16 @@ class Cover:
 
     area: float  # the largest foreign piece inside the tiles' area, in tile areas
     tiles: int  # tiles found (with none there is no tiles' area to cover)
+    smooth: float = 0.0  # the largest smooth skin-coloured piece reaching there, tile areas
 
     def problems(self) -> list[str]:
         """["covered"] when something lies over the tiles, else []."""
-        return ["covered"] if self.tiles and self.area >= MAX_AREA else []
+        seen = self.area >= MAX_AREA or self.smooth >= MAX_SMOOTH
+        return ["covered"] if self.tiles and seen else []
 
     def to_json(self) -> dict:
-        return {"area": round(float(self.area), 2), "tiles": self.tiles,
-                "problems": self.problems()}
+        return {"area": round(float(self.area), 2), "smooth": round(float(self.smooth), 2),
+                "tiles": self.tiles, "problems": self.problems()}
 
 
 class PhotoCovered(PhotoError):
@@ -146,24 +159,75 @@ def _without_skin_rings(colours, tols, centres, rings):
             [centres[i] for i in keep])
 
 
+def _lab(picture: np.ndarray) -> np.ndarray:
+    """The picture in Lab (float32), a 3x3 blur first: a pixel's noise is no colour."""
+    import cv2
+
+    return cv2.cvtColor(cv2.GaussianBlur(picture, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(
+        np.float32)
+
+
+def _tiles_geometry(shape, quads: np.ndarray):
+    """(tile height px, the tiles grown by `TILES_GROW`, the tiles' area, one tile's area
+    px) of tiles at `quads` (N, 4, 2) on a picture of `shape`."""
+    import cv2
+
+    height = float(np.median(np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1)))
+    grow = max(1, int(round(TILES_GROW * height)))
+    on_tiles = cv2.dilate(tiles_mask(shape, quads).astype(np.uint8),
+                          np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)).astype(bool)
+    hull = np.zeros(shape[:2], np.uint8)
+    cv2.fillConvexPoly(hull, cv2.convexHull(quads.reshape(-1, 2).astype(np.float32))
+                       .astype(np.int32), 1)
+    area = cv2.dilate(hull, _disc(max(1, int(round(REACH * height))))).astype(bool)
+    tile_area = float(np.median([cv2.contourArea(q.astype(np.float32)) for q in quads]))
+    return height, on_tiles, area, tile_area
+
+
+def smooth_skin(picture: np.ndarray, quads: np.ndarray) -> float:
+    """The largest piece of smooth skin-coloured pixels reaching `SMOOTH_IN` tile areas into
+    the tiles' area of a BGR `picture` whose tiles lie at `quads` (N >= 1), in tile areas
+    (the whole piece, the arm beyond the tiles' area too).
+
+    Smooth: the local spread of lightness (over `GRAIN` tile heights) under `SMOOTHER`
+    times the table's (its median over the ring of table around the tiles). Wood grain,
+    cloth weave and marble veins are rough at that scale, a hand's skin is not, so a hand
+    coloured like the wooden table still stands out. Opened by `SMOOTH_OPEN` tile heights."""
+    import cv2
+
+    height, on_tiles, area, tile_area = _tiles_geometry(picture.shape, quads)
+    lightness = cv2.cvtColor(picture, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float32)
+    k = max(3, int(round(GRAIN * height)) | 1)
+    mean = cv2.blur(lightness, (k, k))
+    spread = np.sqrt(np.maximum(cv2.blur(lightness * lightness, (k, k)) - mean * mean, 0))
+    ring = cv2.dilate(on_tiles.astype(np.uint8),
+                      _disc(max(2, int(round(RING * height))))).astype(bool) & ~on_tiles
+    if not ring.any():
+        return 0.0
+    table = float(np.median(spread[ring]))
+    smooth = (spread < SMOOTHER * table) & ~on_tiles & _skin_like(_lab(picture))
+    opened = cv2.morphologyEx(smooth.astype(np.uint8), cv2.MORPH_OPEN,
+                              _disc(max(1, int(round(SMOOTH_OPEN * height)))))
+    n, pieces = cv2.connectedComponents(opened)
+    if n < 2:
+        return 0.0
+    # an arm's whole piece counts once it reaches into the tiles' area: a hand reaching
+    # for a tile at the edge of the tiles lies mostly outside it
+    on = opened.astype(bool)
+    inside = np.bincount(pieces[on & area], minlength=n)[1:] / max(tile_area, 1.0)
+    whole = np.bincount(pieces[on], minlength=n)[1:] / max(tile_area, 1.0)
+    return float(whole[inside >= SMOOTH_IN].max(initial=0))
+
+
 def foreign_mask(picture: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """(foreign pixels, the tiles' area, one tile's area in px) of a BGR `picture` whose
     tiles lie at `quads` (N, 4, 2) in its pixels (N >= 1)."""
     import cv2
 
-    height = float(np.median(np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1)))
-    lab_full = cv2.cvtColor(cv2.GaussianBlur(picture, (3, 3), 0),
-                            cv2.COLOR_BGR2LAB).astype(np.float32)
+    height, on_tiles, area, tile_area = _tiles_geometry(picture.shape, quads)
+    lab_full = _lab(picture)
     lab = lab_full.copy()
     lab[..., 0] *= LIGHTNESS_WEIGHT
-    grow = max(1, int(round(TILES_GROW * height)))
-    on_tiles = cv2.dilate(tiles_mask(picture.shape, quads).astype(np.uint8),
-                          np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)).astype(bool)
-    hull = np.zeros(picture.shape[:2], np.uint8)
-    cv2.fillConvexPoly(hull, cv2.convexHull(quads.reshape(-1, 2).astype(np.float32))
-                       .astype(np.int32), 1)
-    area = cv2.dilate(hull, _disc(max(1, int(round(REACH * height))))).astype(bool)
-    tile_area = float(np.median([cv2.contourArea(q.astype(np.float32)) for q in quads]))
 
     foreign = np.zeros(picture.shape[:2], bool)
     # First what could be skin at all (cheap, and most of a grey or white table is not).
@@ -205,7 +269,8 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray) -> Cover:
     foreign, area, tile_area = foreign_mask(picture, corners * scale)
     n, pieces = cv2.connectedComponents(foreign.astype(np.uint8))
     inside = np.bincount(pieces[foreign & area], minlength=n)[1:] if n > 1 else np.zeros(1)
-    return Cover(float(inside.max(initial=0)) / max(tile_area, 1.0), len(corners))
+    return Cover(float(inside.max(initial=0)) / max(tile_area, 1.0), len(corners),
+                 smooth_skin(picture, corners * scale))
 
 
 def check(photo, detections) -> Cover:
