@@ -93,9 +93,11 @@ def _skin(shape, tone: np.ndarray, d: np.ndarray, rng: np.random.Generator) -> n
 
 
 def paint(image: np.ndarray, tile: np.ndarray, size: float, kind: str,
-          rng: np.random.Generator, corners: np.ndarray | None = None) -> PaintedHand:
+          rng: np.random.Generator, corners: np.ndarray | None = None,
+          tone: int | None = None) -> PaintedHand:
     """`image` (BGR uint8) with a hand of `kind` reaching for the tile at `tile` (4, 2);
-    `size` is the tile height in px, `corners` every tile found (for `holding`)."""
+    `size` is the tile height in px, `corners` every tile found (for `holding`); `tone`
+    (an index into `TONES`) instead of the one `rng` draws."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
     h, w = image.shape[:2]
@@ -103,7 +105,8 @@ def paint(image: np.ndarray, tile: np.ndarray, size: float, kind: str,
     centre = tile.mean(axis=0)
     d = _entry(centre, w, h, rng)
     s = 0.9 * size * rng.uniform(0.85, 1.15)
-    tone_i = int(rng.integers(len(TONES)))
+    tone_i = int(rng.integers(len(TONES)))  # drawn even when given: the same stream after
+    tone_i = tone_i if tone is None else int(tone)
     tone = np.array(TONES[tone_i], np.float32) * rng.uniform(0.9, 1.1)
     if kind == "fingers":
         # fingertips over half the tile: the palm centre lies a hand's length beyond it

@@ -196,3 +196,24 @@ def test_rummikub_turn_still_sees_a_tile_taken_away(table_photos, tile_reader, t
     out = json.loads(capsys.readouterr().out)
     assert [t["code"] for t in out["left_table"]] == [found.codes[lone]]
     assert out["hidden_after"] == []
+
+
+@pytest.mark.parametrize("key, tone", [("rummy4-93", 0), ("rummy4-93", 4), ("rummy-11", 3)])
+def test_a_palm_moving_over_tiles_and_resting_changes_nothing(real_photos_dir, tile_reader,
+                                                              key, tone):
+    """A palm reaching for a tile, moving on to the two nearest it and resting there, as
+    `bench.eval_moving_hands` films it at the server's settings. Where skin and table are
+    alike (or a cream tile lies on a cream cloth) some places under the palm look bare or
+    cannot tell: they lie under the same palm as a covered neighbour, so they stay
+    (`vision.game.places.spread_cover`). Without that rule each of these lost a tile."""
+    from bench.eval_moving_hands import film
+    from tests.tracker_helpers import valid_photos
+    from training.real_data import load_split
+
+    keys = [p.key for p in load_split("valid", real_photos_dir) if p.tiles]
+    labelled = valid_photos(real_photos_dir, (key,))[0]
+    seed = 39_000 + 10 * keys.index(key) + tone  # the bench's own pass of this photo
+    result = film(tile_reader, labelled, labelled.read(), tone, seed)
+    assert result["settled"]
+    assert [c for c in result["changes"] if c["phase"] == "hand"] == [], result["changes"]
+    assert result["left"] == [] and not result["ends_worse"], result

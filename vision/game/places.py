@@ -14,7 +14,12 @@ from collections.abc import Iterable
 import numpy as np
 
 from vision.game import occlusion
-from vision.game.tracks import SEEN, Track
+from vision.game.tracks import SEEN, Track, height
+
+# Missing tiles whose centres lie this close (tile heights), chained, are under one thing
+# when one of them is seen covered: a palm is ~2.3 tile heights across, its fingers reach
+# further (docs/decisions/hidden-tiles-from-pixels.md).
+SAME_COVER = 3.0
 
 
 def judge(tracks: Iterable[Track], picture: np.ndarray | None,
@@ -53,11 +58,42 @@ def judge(tracks: Iterable[Track], picture: np.ndarray | None,
         if tr.code is None:
             continue
         tr.state = occlusion.place_state(pic, tr.corners * to_small, tr.look, found)
+    spread_cover([tr for tr in tracks if tr.code is not None and tr.last_seen != frame])
+    for tr in tracks:
+        if tr.code is None or tr.last_seen == frame:
+            continue
         if tr.state in occlusion.BARE:
             tr.bare_still += int(still)
         elif tr.state is not None:
             tr.bare_still = 0
     return True
+
+
+def spread_cover(missing: list[Track]) -> None:
+    """A hand over one tile lies over the tiles next to it as well: a missing tile whose
+    place looks bare, or cannot tell (a cream tile on a cream cloth), but which lies
+    within `SAME_COVER` tile heights of a covered one (through other missing tiles) is
+    covered too. A hand the colour of the table looks
+    bare on some of the places it hides; it stays covered where it lies over a tile's
+    number or changes the table around it. A tile really taken away next to a covered
+    one leaves once the hand has gone."""
+    covered = [tr for tr in missing if tr.state == occlusion.COVERED]
+    if not covered or len(covered) == len(missing):
+        return
+    centres = np.array([tr.centre() for tr in missing])
+    reach = SAME_COVER * np.array([height(tr.corners) for tr in missing])
+    near = np.linalg.norm(centres[:, None] - centres[None], axis=2) < np.maximum(
+        reach[:, None], reach[None])
+    todo = [missing.index(tr) for tr in covered]
+    done = set(todo)
+    while todo:
+        for j in np.flatnonzero(near[todo.pop()]):
+            if int(j) not in done:
+                done.add(int(j))
+                todo.append(int(j))
+    for j in done:
+        if missing[j].state in occlusion.BARE or missing[j].state is None:
+            missing[j].state = occlusion.COVERED
 
 
 def near(places: np.ndarray, tr: Track, radius: float) -> bool:
