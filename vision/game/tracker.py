@@ -71,9 +71,9 @@ from vision.recognition.detections import TileDetections
 __all__ = ["TableTracker", "TrackerUpdate"]
 
 CAMERA_STEP = 0.5  # the camera moved more than this (tile heights): the frame is not still
-# A new find this close (tile heights) to a covered tile waits: as far as one hand reaches
-# (places.SAME_COVER), since a find on the hand's skin lies anywhere over it.
-NEAR_COVERED = places.SAME_COVER
+# A new find this close (tile heights) to a covered tile waits. Not as far as a hand
+# reaches (places.SAME_COVER): a tile laid beside one kept hidden would wait for good.
+NEAR_COVERED = 1.5
 
 
 class TableTracker:
