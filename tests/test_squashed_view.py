@@ -159,19 +159,25 @@ def test_two_stretched_readings_of_a_flat_tile_keep_the_surer(readers, seed, edi
     assert _lying_found(with_view, scene)[1] >= right
 
 
-def test_the_second_stretch_looks_only_where_the_first_left_signs(readers, monkeypatch):
-    import vision.recognition.squashed_view as squashed
-
-    scene = _rendered(606_005, "white_modern_logo", "rack", 3)
-    with_view, _without = readers
+def record_detections(reader, monkeypatch) -> list:
+    """The shapes of the images `reader`'s detector is given from now on (every pass)."""
     shapes = []
-    detect = with_view.detector.detect
+    detect = reader.detector.detect
 
     def recording(image, **kwargs):
         shapes.append(image.shape[:2])
         return detect(image, **kwargs)
 
-    monkeypatch.setattr(with_view.detector, "detect", recording)
+    monkeypatch.setattr(reader.detector, "detect", recording)
+    return shapes
+
+
+def test_the_second_stretch_looks_only_where_the_first_left_signs(readers, monkeypatch):
+    import vision.recognition.squashed_view as squashed
+
+    scene = _rendered(606_005, "white_modern_logo", "rack", 3)
+    with_view, _without = readers
+    shapes = record_detections(with_view, monkeypatch)
     found, right, everything = _lying_found(with_view, scene)
     (x0, y0, x1, y1), (h, w) = with_view.last_stretched_regions[-1], scene.image.shape[:2]
     assert len(with_view.last_stretched_regions) == 2
@@ -313,14 +319,7 @@ def test_few_signs_stretch_only_the_part_around_them(readers, real_photos_dir, m
     photo = next(p for p in load_split("valid", real_photos_dir) if p.key == "rummy4-19")
     image, _m = squash(photo.read(), 0.3, 0.8)
     with_view, _without = readers
-    shapes = []
-    detect = with_view.detector.detect
-
-    def recording(image, **kwargs):
-        shapes.append(image.shape[:2])
-        return detect(image, **kwargs)
-
-    monkeypatch.setattr(with_view.detector, "detect", recording)
+    shapes = record_detections(with_view, monkeypatch)
     with_view.read(image)
     h, w = image.shape[:2]
     regions = with_view.last_stretched_regions
