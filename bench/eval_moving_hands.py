@@ -35,16 +35,19 @@ HAND_STEPS = (0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2)  # tile the palm i
 STILL_BEFORE, STILL_AFTER = 12, 8  # frames: the table settled, then the hand
 
 
-def palm_frames(labelled, image: np.ndarray, tone: int, seed: int) -> list[np.ndarray]:
-    """`image` with a palm of `tone` over a tile, then the two tiles nearest it."""
+def palm_frames(labelled, image: np.ndarray, rng: np.random.Generator,
+                tone: int | None = None, size: float | None = None) -> list[np.ndarray]:
+    """`image` with a palm (of `tone`, else one `rng` draws) over a tile, then the two
+    tiles nearest it; `size` the tile height (else the labels' median). Also the hall
+    bench's passing hand (`bench.hall_bench --hands`)."""
     from bench.hands import paint
 
-    rng = np.random.default_rng(seed)
     centres = np.array([t.polygon.mean(axis=0) for t in labelled.tiles], np.float32)
     first = int(rng.integers(len(centres)))
     near = np.argsort(np.linalg.norm(centres - centres[first], axis=1))[:3]
-    heights = [float(np.linalg.norm(t.polygon[3] - t.polygon[0])) for t in labelled.tiles]
-    size = float(np.median(heights))
+    if size is None:
+        size = float(np.median([np.linalg.norm(t.polygon[3] - t.polygon[0])
+                                for t in labelled.tiles]))
     hand_seed = int(rng.integers(2**31))
     return [paint(image, labelled.tiles[int(near[min(k, len(near) - 1)])].polygon
                   .astype(np.float32), size, "palm", np.random.default_rng(hand_seed),
@@ -64,7 +67,7 @@ def film(reader, labelled, image: np.ndarray, tone: int, seed: int) -> dict:
 
     rng = np.random.default_rng(seed + 1)
     truth = Counter(t.code for t in labelled.tiles)
-    hands = palm_frames(labelled, image, tone, seed)
+    hands = palm_frames(labelled, image, np.random.default_rng(seed), tone)
     frames = ([image] * STILL_BEFORE + [hands[k] for k in HAND_STEPS]
               + [image] * STILL_AFTER)
     tracker = make_tracker(None, hold=3, hold_s=0.4)

@@ -69,16 +69,10 @@ def hand_frames(labelled, image: np.ndarray, height: float, rng: np.random.Gener
                 ) -> list[bytes]:
     """Noisy frames of `image` with a palm passing over it (`HAND_STEPS`): over a tile, then
     the two tiles nearest it."""
-    from bench.hands import paint
+    from bench.eval_moving_hands import palm_frames
     from bench.still_bench import _frame
 
-    centres = np.array([t.polygon.mean(axis=0) for t in labelled.tiles], np.float32)
-    first = int(rng.integers(len(centres)))
-    near = np.argsort(np.linalg.norm(centres - centres[first], axis=1))[:3]
-    seed = int(rng.integers(2**31))
-    tiles = [labelled.tiles[int(near[min(k, len(near) - 1)])].polygon for k in range(3)]
-    painted = [paint(image, tile.astype(np.float32), height, "palm",
-                     np.random.default_rng(seed)).image for tile in tiles]
+    painted = palm_frames(labelled, image, rng, size=height)
     return [_frame(painted[k], rng, 3.0) for k in HAND_STEPS]
 
 
