@@ -59,5 +59,7 @@ def test_a_covered_photo_is_refused_in_the_page_language(server, photos, locale,
         page.wait_for_function("() => window.rummikub.state.reading && "
                                "window.rummikub.state.reading.tiles.length > 0",
                                timeout=30_000)
+        # The refusal was the covered photo's: it is not left beside this one's verdict.
+        expect(page.locator("#toast")).to_be_hidden(timeout=2_000)
         assert not errors, errors
         browser.close()

@@ -55,6 +55,15 @@ export function toast(message, kind = "error") {
   toastTimer = setTimeout(() => { el.hidden = true; }, kind === "error" ? 8000 : 3500);
 }
 
+// A message about the previous photo is gone once another is sent: a refusal left showing
+// beside the next photo's verdict reads as that photo's.
+export function clearToast(kind = "error") {
+  const el = $("#toast");
+  if (el.dataset.kind !== kind) return;
+  clearTimeout(toastTimer);
+  el.hidden = true;
+}
+
 // An error in the player's language: the server's message id where it gives one, its
 // English words in English, else what the status means.
 export function words(error) {

@@ -3,7 +3,7 @@
 
 import { onGame, refresh, render } from "../app.js";
 import {
-  $, KEYS, TABLE_SAMPLES, alerts, api, guard, meldNeeded, notice, overlay, sampleFile, saveJson,
+  $, KEYS, TABLE_SAMPLES, alerts, api, clearToast, guard, meldNeeded, notice, overlay, sampleFile, saveJson,
   sayVerdict, signature, state, toast, turnCall, turnOf, words,
 } from "../common.js";
 import { toMs } from "../api.js";
@@ -342,6 +342,7 @@ async function sendTablePhoto(file, { keepLive = false } = {}) {
     img.hidden = false;
   }
   overlay.clear();
+  clearToast("error");
   $("#table-line").textContent = t("table.reading");
   const reading = await guard(() => api.photo(file));
   if (reading && keepLive && state.mode && state.mode.live) state.samplePhoto = reading.photo_id;
