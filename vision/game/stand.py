@@ -73,7 +73,7 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     a chain of up to three rows, each within `TIER_STEP` of the next and meeting it
     (`TIER_GAP`), from the row with the most tile height), or one kept whose box is too
     short for a standing tile at its place (`FLAT_TILE_SHARE`). Judged only where most
-    tiles agree on a way (else all False).
+    tiles, or most box height squared, agree on a way (else all False).
 
     Judged twice, in the photo and on the plane estimated from the tiles (as `rows_of`),
     and the view that keeps more tile height on the rack (its tiles' box heights in the
@@ -157,22 +157,36 @@ def _off_in_view(q: np.ndarray) -> np.ndarray:
     foot_hidden = np.zeros(n, bool)
     foot_hidden[idx] = _foot_hidden(q, axis, idx, idx)
     ends = -(q @ axis)  # (N, 4): down the rack is deeper
+    along = centres @ np.array([axis[1], -axis[0]])
     for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height, foot_hidden,
-                                                   ends.min(axis=1), ends.max(axis=1))):
+                                                   ends.min(axis=1), ends.max(axis=1),
+                                                   along)):
         off[rows[k]] = True
     return _drop_squashed(q, axis, off)
 
 
 def _rack_axis(q: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """(the rack's up direction (2,), (N,) True for the tiles facing within `COS_ON_RACK`
-    of it either way) from the boxes `q`, or None where fewer than 3 and half agree."""
+    of it either way) from the boxes `q`, or None where fewer than 3 agree, and neither
+    half the tiles nor half their box height squared."""
     up = (q[:, 0] + q[:, 1]) / 2 - (q[:, 3] + q[:, 2]) / 2
     up = up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
     axis = np.linalg.eigh(up.T @ up)[1][:, -1]  # up vectors as lines: turned tiles count
     along = up @ axis
     aligned = np.abs(along) >= COS_ON_RACK
     if aligned.sum() < max(3, 0.5 * len(q)):
-        return None
+        # More tiles lie by than stand (scattered over the table, each its own way): the
+        # way the most box height squared agrees on, a stand's tiles seen taller than
+        # flat ones (docs/decisions/rack-tiles-only.md, "More tiles lying by").
+        weight = tile_frames(q)[4] ** 2
+        lines = np.abs(up @ up.T) >= COS_ON_RACK  # (candidate, tile)
+        best = int(np.argmax(lines.astype(np.float64) @ weight))
+        aligned = lines[best]
+        if aligned.sum() < 3 or weight[aligned].sum() < 0.5 * weight.sum():
+            return None
+        axis = np.linalg.eigh(up[aligned].T @ up[aligned])[1][:, -1]
+        along = up @ axis
+        aligned = np.abs(along) >= COS_ON_RACK
     if (along[aligned] >= 0).sum() < (along[aligned] < 0).sum():
         axis = -axis
     return axis, aligned
@@ -269,14 +283,16 @@ def _foot_hidden(q: np.ndarray, axis: np.ndarray, ids: np.ndarray,
 
 def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
            foot_hidden: np.ndarray, top: np.ndarray | None = None,
-           foot: np.ndarray | None = None) -> list[int]:
+           foot: np.ndarray | None = None, along: np.ndarray | None = None) -> list[int]:
     """The rows that stand on the stand: its fullest row (by tile height: see below), then
     row by row up and down the rack while the next row lies within a tier step of the last
     tier taken (a chain, so a three-tier stand's rows all count), meets it (`_touches`:
     tiles lying before or behind the stand leave a gap) and is not foreshortened
     as tiles lying flat are (`FLAT_SHARE`; a row behind whose feet the tier in front hides,
     `foot_hidden`, is exempt), at most MAX_TIERS. Of the two rows next to the tiers taken
-    so far, the fuller one is taken first.
+    so far, the fuller one is taken first. A foreshortened row whose tiles all lie beyond
+    both ends of the tiers taken (flat tiles beside the stand, at a tier's depth) is passed
+    over: the row of two tiles or more beyond it may still be the next tier.
 
     The first tier is the row with the most tile height (its boxes' heights squared,
     summed): tiles lying flat are seen foreshortened, and a row of them behind the stand
@@ -285,19 +301,41 @@ def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
     level = [float(np.mean(depth[r])) for r in rows]
     tall = [float(np.median(heights[r])) for r in rows]
     fullest = max(range(len(rows)), key=lambda k: float((heights[rows[k]] ** 2).sum()))
-    lo = hi = fullest
-    while hi - lo + 1 < MAX_TIERS:
-        tier_height = float(np.median(np.concatenate([heights[r] for r in rows[lo:hi + 1]])))
-        nexts = [k for k in (lo - 1, hi + 1) if 0 <= k < len(rows)
-                 and abs(level[k] - level[lo if k < lo else hi]) <= TIER_STEP * height
-                 and (tall[k] >= FLAT_SHARE * tier_height
-                      or k < lo and foot_hidden[rows[k]].mean() >= 0.5)
-                 and (top is None or _touches(rows, k, lo, hi, top, foot, heights))]
+    taken = [fullest]
+    while len(taken) < MAX_TIERS:
+        lo, hi = min(taken), max(taken)
+        tier_height = float(np.median(np.concatenate([heights[rows[k]] for k in taken])))
+
+        def flat(k):
+            return tall[k] < FLAT_SHARE * tier_height and not (
+                k < lo and foot_hidden[rows[k]].mean() >= 0.5)
+
+        def beside(k):  # every tile of row k lies beyond both ends of the tiers taken
+            if along is None:
+                return False
+            span = along[np.concatenate([rows[j] for j in taken])]
+            return bool(((along[rows[k]] < span.min()) | (along[rows[k]] > span.max())).all())
+
+        nexts = []
+        for step in (-1, 1):
+            k, last = (lo, hi)[step > 0] + step, (lo, hi)[step > 0]
+            skipped = False
+            # Flat tiles lying beside the stand at a tier's depth are no tier, and no end
+            # of the stand either: the next tier (of two tiles or more) may lie beyond.
+            while 0 <= k < len(rows) and abs(level[k] - level[last]) <= TIER_STEP * height:
+                if not flat(k):
+                    if (not skipped or len(rows[k]) >= 2) and (
+                            top is None or _touches(rows, k, lo, hi, top, foot, heights)):
+                        nexts.append(k)
+                    break
+                if not beside(k):
+                    break
+                skipped = True
+                k += step
         if not nexts:
             break
-        k = max(nexts, key=lambda k: len(rows[k]))
-        lo, hi = min(lo, k), max(hi, k)
-    return list(range(lo, hi + 1))
+        taken.append(max(nexts, key=lambda k: len(rows[k])))
+    return sorted(taken)
 
 
 def _touches(rows: list, k: int, lo: int, hi: int, top: np.ndarray, foot: np.ndarray,
