@@ -16,6 +16,7 @@ from vision.game.back_tier import (
     moved_down,
     rack_way,
     recrop_stand,
+    upright_boxes,
 )
 from vision.recognition.labels import TILE_CLASSES
 
@@ -92,6 +93,37 @@ def test_a_back_tier_tile_read_turned_takes_the_recrop():
     assert np.allclose(asked[0], box + [0, RECROP_SHIFT * H], atol=1e-3)
     assert np.allclose(out.corners[0], box, atol=1e-3)  # the outline stays the detector's
 
+
+
+def test_a_box_turned_a_quarter_round_is_boxed_again_upright():
+    tile = np.float32([[100, 100], [140, 100], [140, 155], [100, 155]])  # upright, 40 x 55
+    sideways = np.roll(tile, 1, axis=0)  # the same pixels, its up pointing left
+    again = upright_boxes(sideways[None], np.array([0.0, -1.0]))[0]
+    assert np.allclose(again, tile, atol=1e-3)
+    # the way the rack leans, the same centre and size
+    axis = np.array([np.sin(0.2), -np.cos(0.2)])
+    leaning = upright_boxes(tile[None], axis)[0]
+    assert np.allclose(leaning.mean(axis=0), tile.mean(axis=0), atol=1e-3)
+    up = (leaning[0] + leaning[1]) / 2 - (leaning[3] + leaning[2]) / 2
+    assert np.allclose(up / np.linalg.norm(up), axis, atol=1e-6)
+    assert np.isclose(np.linalg.norm(up), 55, atol=1e-3)
+
+
+def test_a_joker_boxed_a_quarter_round_is_read_again_upright_where_that_reads_surer():
+    # the first look boxed the front tier's joker sideways (its face has no up) and half
+    # took it for a K8; its box upright the rack's way reads a joker
+    d = _two_tiers(["K1", "K2", "K3", "K4"], ["B1", "B2", "J", "B4"])
+    upright_box = d.corners[6].copy()
+    d.corners[6] = np.roll(d.corners[6], 1, axis=0)
+    d.class_probs[6] = 1e-6
+    d.class_probs[6, TILE_CLASSES.index("K8")] = 0.55
+    d.class_probs[6, TILE_CLASSES.index("J")] = 0.45
+    d.class_ids[6] = TILE_CLASSES.index("K8")
+    reader = _Reader(["K1", "K2", "K3", "K4", "B1", "B2", "J", "B4"])
+    out, changed = recrop_stand(d, np.ones(len(d), bool), "photo", reader)
+    assert out.codes[6] == "J" and changed == [6]
+    assert np.allclose(out.corners[6], upright_box, atol=1e-3)
+    assert np.allclose(reader.asked[0][6], upright_box + [0, RECROP_SHIFT * H], atol=1e-3)
 
 def test_a_front_tier_tile_read_turned_keeps_its_reading():
     # a tile may stand turned round; in a tier nothing hides, its box is not known to be high

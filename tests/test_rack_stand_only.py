@@ -3,7 +3,8 @@
 Boxes given: a row of flat tiles behind a stand, flat tiles beside a tier, a back tier
 boxed as short as what shows of it, a row lying in front of the stand boxed as tall as
 its tiles, tiles lying behind the top tier that it hides in part, a short stand whose
-row more tiles lying beside it join, a tile boxed askew between two of its tier's, more
+row more tiles lying beside it join, a tile boxed askew between two of its tier's, a
+joker boxed turned and a tile leaning at a tier's ends, more
 tiles scattered around a stand than on it, a flat tile beside the stand between two tiers'
 depths. Then today's models on rendered stands of 2 and 3
 tiers in the held-out editions with tiles lying in front of, behind and beside them
@@ -121,6 +122,19 @@ def test_a_tile_boxed_askew_between_two_of_its_tiers_tiles_stays_on_the_stand():
     assert read_rack(d).total == _total(codes)
 
 
+
+
+def test_a_joker_boxed_turned_and_a_tile_leaning_at_the_ends_of_a_tier_stay_on_it():
+    front = _boxes(6, 100, 400)
+    back = _boxes(6, 100, 400 - 1.05 * H)
+    # the detector boxes the front tier's last tile, a joker, turned a quarter round (its
+    # face has no up: a box as wide as a tile is tall), and the back tier's first tile
+    # leans 40 degrees
+    front[-1], back[0] = _turned(front[-1], 90), _turned(back[0], 40)
+    codes = ["R1", "R2", "R3", "R4", "R5", "J", "B1", "B2", "B3", "B4", "B5", "B6"]
+    d = detections_from(codes, front + back)
+    assert not off_the_rack(d).any()
+    assert read_rack(d).total == _total(codes)
 
 def _turned(box: np.ndarray, degrees: float) -> np.ndarray:
     a = np.radians(degrees)

@@ -45,6 +45,24 @@ def rack_way(d: TileDetections, ids: np.ndarray) -> np.ndarray | None:
     return axis if ahead >= max(2, 3 * behind) else None
 
 
+def upright_boxes(quads: np.ndarray, axis: np.ndarray) -> np.ndarray:
+    """Boxes (N, 4, 2) about the same centres, their up along `axis`, as tall as each box's
+    longer side and as wide as its shorter (a tile stands taller than wide)."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    if not len(q):
+        return q.astype(np.float32)
+    centre = q.mean(axis=1)
+    sides = np.stack([np.linalg.norm(q[:, 1] - q[:, 0], axis=1),
+                      np.linalg.norm(q[:, 2] - q[:, 1], axis=1)], axis=1)
+    half_h, half_w = sides.max(axis=1) / 2, sides.min(axis=1) / 2
+    up = np.asarray(axis, np.float64) / np.linalg.norm(axis)
+    right = np.array([-up[1], up[0]])  # a tile's right, its up turned clockwise
+    corners = [(-1, 1), (1, 1), (1, -1), (-1, -1)]  # (right, up): top-left first, clockwise
+    out = np.stack([centre + (sx * half_w)[:, None] * right + (sy * half_h)[:, None] * up
+                    for sx, sy in corners], axis=1)
+    return out.astype(np.float32)
+
+
 def moved_down(quads: np.ndarray, share: float) -> np.ndarray:
     """Each upright box (N, 4, 2) moved down its own axis by `share` of its height."""
     q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
@@ -89,8 +107,14 @@ def recrop_stand(d: TileDetections, on: np.ndarray, photo, reader) -> tuple[
     if axis is None:
         return d, []
     boxes = d.corners[ids].astype(np.float32)
-    against = d.up_vectors[ids] @ axis < 0
+    along = d.up_vectors[ids] @ axis
+    against = along < 0
     boxes[against] = rotate_quad_180(boxes[against])
+    # A box far askew of the rack's way (a joker's face has no up, and its box may come a
+    # quarter turned, its sides swapped) is boxed again upright the rack's way.
+    askew = np.abs(along) < COS_ALONG
+    boxes[askew] = upright_boxes(boxes[askew], axis)
+    against &= ~askew
     shifted = moved_down(boxes, RECROP_SHIFT)
     upright, probs, flip = reader.classify_at(photo, shifted)
     if flip is None:
@@ -106,7 +130,10 @@ def recrop_stand(d: TileDetections, on: np.ndarray, photo, reader) -> tuple[
     # A tile read turned round against the rack may stand so (players do turn tiles), and
     # its box is then not known to sit high: only one of a tier partly hidden by the tier
     # in front, whose box does, is read again (docs/decisions/back-tier-crops.md).
-    take = ~against | behind_a_tier(boxes, axis, HIDDEN_OVERLAP)
+    # An askew tile's upright box is taken where it reads surer than the detector's
+    # (the flat racks' tiles lie askew on purpose, and their boxes read them well).
+    surer = probs.max(axis=1) > d.class_probs[ids].max(axis=1)
+    take = ((~against | behind_a_tier(boxes, axis, HIDDEN_OVERLAP)) & ~askew) | (askew & surer)
     ids, outline, probs, flip = ids[take], outline[take], probs[take], flip[take]
     corners[ids], class_probs[ids], flip_probs[ids] = outline, probs, flip
     class_ids[ids] = probs.argmax(axis=1)

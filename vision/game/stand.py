@@ -15,10 +15,12 @@ from vision.recognition.geometry import TablePlane, tile_frames
 # the real valid/ racks' tiles lie within 4 degrees of it, a rack seen from the side at 35
 # degrees (bench.eval_geometry) within 16. Tiles lying on the table face any way.
 COS_ON_RACK = np.cos(np.radians(20))
-# ...but one facing up to 30 degrees off it stands on the stand where it stands in a kept
-# row between two of its tiles, as tall as they are (`_between`; rendered stands, tuning
-# seeds 600,100+: 2 more stand tiles counted, 2 unlabelled lying ones; rack-tiles-only.md).
-COS_BETWEEN = np.cos(np.radians(30))
+# ...but one facing any other way stands on the stand where it stands in a kept row, as
+# tall as its tiles, between two of them or next to one (centres within this many of the
+# two half widths along the rack): a tile leaning, or a joker boxed turned, in or at the
+# end of a tier (`_in_a_kept_row`; rendered stands, tuning seeds 600,100+: 9 more stand
+# tiles counted, 1 lying one; rack-tiles-only.md, "Askew at a row's end").
+ROW_NEIGHBOUR = 1.3
 # A stand has one to three tiers, each about a tile height (and a little) from the next: a
 # row of tiles further than this many tile heights from the nearest tier lies on the table
 # behind or before the stand (see docs/decisions/rack-tiers.md).
@@ -97,14 +99,14 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
             way = _rack_axis(q)
             if way is not None:
                 off = _drop_squashed(q, way[0], off, PHOTO_FLAT_SHARE)
-    return _between(q, off)
+    return _in_a_kept_row(q, off)
 
 
-def _between(q: np.ndarray, off: np.ndarray) -> np.ndarray:
-    """`off` less the tiles facing up to `COS_BETWEEN` off the rack's way that stand in a
-    kept row between two of its tiles, as tall as they are: a tile leaning or boxed
-    askew in the middle of a tier (a tile lying by lies beyond a row's ends or off its
-    depth)."""
+def _in_a_kept_row(q: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """`off` less the tiles facing off the rack's way that stand in a kept row between two
+    of its tiles or next to one (`ROW_NEIGHBOUR`), as tall as they are: a tile leaning, or
+    boxed askew, in a tier or at its end (a tile lying by lies off a row's depth, away from
+    its ends, or is seen shorter)."""
     kept = np.nonzero(~off)[0]
     if len(kept) < 3:
         return off
@@ -118,13 +120,15 @@ def _between(q: np.ndarray, off: np.ndarray) -> np.ndarray:
     centres, _r, _d, widths, heights = tile_frames(q)
     depth, along = centres @ axis, centres @ np.array([axis[1], -axis[0]])
     out = off.copy()
-    for i in np.nonzero(off & (lean >= COS_BETWEEN) & (lean < COS_ON_RACK))[0]:
+    for i in np.nonzero(off & (lean < COS_ON_RACK))[0]:
         row = kept[np.abs(depth[kept] - depth[i]) < 0.3 * heights[kept]]
         if len(row) < 2:
             continue
         left = row[along[row] < along[i] - 0.3 * widths[i]]
         right = row[along[row] > along[i] + 0.3 * widths[i]]
-        if len(left) and len(right) and \
+        near = (np.abs(along[row] - along[i])
+                < ROW_NEIGHBOUR * 0.5 * (widths[row] + widths[i])).any()
+        if ((len(left) and len(right)) or near) and \
                 heights[i] >= FLAT_TILE_SHARE * float(np.median(heights[row])):
             out[i] = False
     return out
@@ -305,17 +309,14 @@ def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
     while len(taken) < MAX_TIERS:
         lo, hi = min(taken), max(taken)
         tier_height = float(np.median(np.concatenate([heights[rows[k]] for k in taken])))
-
-        def flat(k):
-            return tall[k] < FLAT_SHARE * tier_height and not (
-                k < lo and foot_hidden[rows[k]].mean() >= 0.5)
-
-        def beside(k):  # every tile of row k lies beyond both ends of the tiers taken
-            if along is None:
-                return False
-            span = along[np.concatenate([rows[j] for j in taken])]
-            return bool(((along[rows[k]] < span.min()) | (along[rows[k]] > span.max())).all())
-
+        span = along[np.concatenate([rows[j] for j in taken])] if along is not None else None
+        flat = [tall[k] < FLAT_SHARE * tier_height
+                and not (k < lo and foot_hidden[rows[k]].mean() >= 0.5)
+                for k in range(len(rows))]
+        # every tile of row k beyond both ends of the tiers taken, along the rack
+        beside = [span is not None and bool(((along[rows[k]] < span.min())
+                                             | (along[rows[k]] > span.max())).all())
+                  for k in range(len(rows))]
         nexts = []
         for step in (-1, 1):
             k, last = (lo, hi)[step > 0] + step, (lo, hi)[step > 0]
@@ -323,12 +324,12 @@ def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
             # Flat tiles lying beside the stand at a tier's depth are no tier, and no end
             # of the stand either: the next tier (of two tiles or more) may lie beyond.
             while 0 <= k < len(rows) and abs(level[k] - level[last]) <= TIER_STEP * height:
-                if not flat(k):
+                if not flat[k]:
                     if (not skipped or len(rows[k]) >= 2) and (
                             top is None or _touches(rows, k, lo, hi, top, foot, heights)):
                         nexts.append(k)
                     break
-                if not beside(k):
+                if not beside[k]:
                     break
                 skipped = True
                 k += step
