@@ -23,6 +23,11 @@ from vision.recognition.geometry import TablePlane, tile_frames
 # probability of the reading as drawn (tuned on rendered racks 90,000+, see bench).
 RACK_WAY_RATIO = 0.01
 COS_ALONG = np.cos(np.radians(25))  # a tile within 25 degrees of the rack's way lies on it
+# ...and a 6 read turned round as a 9 (or a 9 as a 6) on a rack where no other tile reads
+# turned round, at this share (rendered stands, tuning seeds 600,100+ and 640,100+: 13
+# more read right; flat racks 2 fewer: docs/decisions/back-tier-crops.md, "A lone 6 or 9").
+LONE_SWAP_RATIO = 1e-4
+SWAPPED = {"6": "9", "9": "6"}
 
 
 @dataclass
@@ -163,7 +168,9 @@ def off_rack_warning(d: TileDetections, off: np.ndarray) -> str:
 
 def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:
     """(tile, class id) for tiles read turned round against the rack whose reading the
-    rack's way round is plausible and differs (a 6 seen as a 9; an 8 stays an 8)."""
+    rack's way round is plausible and differs (a 6 seen as a 9; an 8 stays an 8): at
+    `RACK_WAY_RATIO` of the reading as drawn, or for a 6 or a 9 read as its swap on a
+    rack where every other tile reads the rack's way, at `LONE_SWAP_RATIO`."""
     if d.flip_probs is None or len(d) < 3:
         return []
     from vision.game.back_tier import rack_way
@@ -175,8 +182,15 @@ def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:
     along = d.up_vectors @ axis
     out = []
     other, share = d.other_way()
-    for i in np.nonzero(along <= -COS_ALONG)[0]:
-        if other[i] != d.class_ids[i] and share[i] >= RACK_WAY_RATIO:
+    against = along <= -COS_ALONG
+    swapped = [SWAPPED.get(code[1:]) for code in d.codes]
+    # Where no other tile stands turned round, a 6 or 9 read so is the box sitting high
+    # on a stand, not a player's doing: its swap is taken on far less (LONE_SWAP_RATIO).
+    lone = not any(a and s is None for a, s in zip(against, swapped, strict=True))
+    for i in np.nonzero(against)[0]:
+        swap = swapped[i] is not None and d.labels[int(other[i])] == d.codes[i][:1] + swapped[i]
+        ratio = LONE_SWAP_RATIO if lone and swap else RACK_WAY_RATIO
+        if other[i] != d.class_ids[i] and share[i] >= ratio:
             out.append((int(i), int(other[i])))
     return out
 
