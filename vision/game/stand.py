@@ -38,6 +38,10 @@ FLAT_SHARE = 0.8
 # within this many of their heights: a tier the one in front hides, its boxes as short as
 # what shows of it (rack-tiles-only.md).
 HIDE_GAP = 0.1
+# Of the photo's view and the plane's, the one that keeps more box height squared on the
+# stand, where one keeps this many times the other's; else the one that keeps more box
+# height (rack-tiles-only.md, "The view by height squared").
+VIEW_MARGIN = 1.1
 # A tile in a tier whose box is shorter than this share of the height a standing tile's box
 # has at its place (heights fit over the tiers' tiles, `_squashed`) lies flat beside or
 # behind the stand, unless the tier in front hides its foot (within `SQUASHED_HIDE_GAP`
@@ -79,7 +83,8 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
 
     Judged twice, in the photo and on the plane estimated from the tiles (as `rows_of`),
     and the view that keeps more tile height on the rack (its tiles' box heights in the
-    photo, summed: a row of flat tiles weighs less than the stand's) is taken: seen from
+    photo squared, summed, where one view keeps `VIEW_MARGIN` times the other's, else the
+    heights summed: a row of flat tiles weighs less than the stand's) is taken: seen from
     the side, a rack's up vectors fan out in the photo and only the plane holds them
     parallel; but tiles standing on a stand and lying on the table lie on two planes, and
     one plane fit to both can misplace the stand's rows (docs/decisions/rack-tiers.md).
@@ -94,7 +99,12 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     if plane.tilted:
         on_plane = _off_in_view(plane.to_plane(q).reshape(-1, 4, 2))
         tall = tile_frames(q)[4]  # in the photo: the stand's tiles stand taller than flat ones
-        if tall[~on_plane].sum() > tall[~off].sum():
+        sq_plane, sq_photo = (tall[~on_plane] ** 2).sum(), (tall[~off] ** 2).sum()
+        if max(sq_plane, sq_photo) > VIEW_MARGIN * min(sq_plane, sq_photo):
+            take_plane = sq_plane > sq_photo
+        else:
+            take_plane = tall[~on_plane].sum() > tall[~off].sum()
+        if take_plane:
             off = on_plane
             way = _rack_axis(q)
             if way is not None:
