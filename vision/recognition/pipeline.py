@@ -22,28 +22,12 @@ import numpy as np
 from vision.recognition.body_colour import unlike_the_other_finds
 from vision.recognition.detections import TileDetections
 from vision.recognition.labels import TILE_CLASSES
-from vision.recognition.plane_view import merge_readings, same_tiles
+from vision.recognition.plane_view import merge_readings
 from vision.recognition.sessions import ModelsMissing, ModelUnreadable, read_sidecar
 from vision.recognition.settings import MODELS_DIR
 from vision.recognition.squashed_view import (
-    DARK_SHARE,
-    FEW_DARK_SHARE,
-    FEW_SIGNS,
-    FEW_STRETCHES,
-    MIN_SIGNS,
-    STRETCHES,
     WEAK_SCORE,
-    doubtful_new_finds,
-    from_stretched,
-    maybe_squashed,
-    merge_stretched,
-    on_tiles,
-    open_signs,
-    replaceable,
-    sign_region,
-    squashed_photo,
-    stretched,
-    stretched_side,
+    read_squashed,
 )
 
 # A reading whose best class probability is below this is flagged `uncertain` (the
@@ -202,7 +186,7 @@ class TileReader:
             lambda long_side: self.detector.detect(image_bgr, long_side=long_side), read_finds)
         detections = self._on_plane(image_bgr, detections, detections.corners, timings,
                                     read_finds)
-        return self._squashed(image_bgr, detections, weak, timings, read_finds)
+        return read_squashed(self, image_bgr, detections, weak, timings, read_finds)
 
     def read_photo(self, photo) -> TileDetections:
         """`read` for a `vision.recognition.decode.Photo`, with corners in the whole photo's pixels.
@@ -241,8 +225,8 @@ class TileReader:
         detections = self._on_plane(small, detections,
                                     _rescale(detections.corners, photo.shape, small.shape),
                                     timings, read_small)
-        return self._squashed(small, detections, weak, timings, read_small,
-                              lambda corners: _rescale(corners, photo.shape, small.shape))
+        return read_squashed(self, small, detections, weak, timings, read_small,
+                             lambda corners: _rescale(corners, photo.shape, small.shape))
 
     def _detect_first(self, image_bgr: np.ndarray):
         """The first pass's (quads, scores, weak peaks' centres) (`TileDetector.
@@ -311,93 +295,6 @@ class TileReader:
 
         return self._second_pass(detections, timings, "detect.plane_view", start, detect,
                                  read_finds)
-
-    def _squashed(self, image_bgr: np.ndarray, detections: TileDetections, weak,
-                  timings: dict, read_finds, to_image=lambda corners: corners
-                  ) -> TileDetections:
-        """`detections`, or where the reading shows signs of squashed tiles (the first
-        pass's weak peaks `weak`, centres in `image_bgr`'s pixels, on none of the tiles read,
-        whose corners `to_image` maps there; tiles read unsurely), merged with a pass over
-        the photo stretched upright by each of STRETCHES
-        (`vision.recognition.squashed_view`): tiles lying flat seen by a low phone. With
-        fewer than MIN_SIGNS signs (at least FEW_SIGNS), only the part around them, by each
-        of FEW_STRETCHES."""
-        self.last_stretched, self.last_stretched_regions = False, None
-        if not self.squashed_view or weak is None:
-            return detections
-        signs = maybe_squashed(weak, to_image(detections.corners),
-                               detections.class_probs.max(axis=1) if len(detections) else [])
-        # Fewer than MIN_SIGNS (a photo from above shows one or two now and then): the
-        # FEW_STRETCHES look only around the signs, a small part of the photo; none: no pass.
-        few = signs < MIN_SIGNS
-        if signs < FEW_SIGNS:
-            return detections
-        long_side = self.last_finer_side or getattr(self.detector, "long_side", None)
-        multiple = getattr(self.detector, "multiple", 32)
-        first = detections
-        merge, fixed = merge_readings, np.zeros((0, 4, 2), np.float32)
-        if not squashed_photo(first.class_probs.max(axis=1)):
-            # The tiles whose first reading stays whatever the stretched photo reads: what
-            # it finds on them is not read at all.
-            fixed = to_image(first.corners[~replaceable(first)])
-
-            def merge(now, seen):
-                # a tile an earlier stretch added takes the surer of the stretched readings
-                return merge_stretched(now, seen, ~on_tiles(now.corners, first.corners))
-        self.last_stretched_regions = []
-        for index, factor in enumerate(FEW_STRETCHES if few else STRETCHES):
-            # The first stretch looks at the whole photo (cut to the first reading's signs
-            # it lost flat tiles that showed none), but for a few signs; each later one only
-            # around the signs the earlier left open (weak peaks on no tile, unsure readings
-            # it may replace).
-            now = to_image(detections.corners)
-            points = open_signs(weak, now, detections.class_probs.max(axis=1),
-                                ~on_tiles(now, fixed))
-            if (index or few) and len(points) == 0:
-                break
-            x0, y0, (y1, x1) = 0, 0, image_bgr.shape[:2]
-            if index or few:
-                x0, y0, x1, y1 = sign_region(points, to_image(first.corners), image_bgr.shape)
-            part = image_bgr[y0:y1, x0:x1]
-            self.last_stretched_regions.append((x0, y0, x1, y1))
-
-            def detect(factor=factor, part=part, x0=x0, y0=y0):
-                side = stretched_side(long_side, multiple, image_bgr.shape, factor,
-                                      part.shape) if long_side else None
-                found, scores = self.detector.detect(stretched(part, factor), long_side=side)
-                found = from_stretched(found, factor, part.shape[0]) + np.float32([x0, y0])
-                other = ~on_tiles(found, fixed)
-                return found[other], np.asarray(scores)[other]
-
-            detections = self._second_pass(detections, timings, f"detect.stretched_{factor:g}",
-                                           time.perf_counter(), detect, read_finds, merge)
-        # (a few signs may all lie on tiles whose first reading stays: nothing stretched)
-        self.last_stretched = bool(self.last_stretched_regions)
-        if not self.last_stretched:
-            return first
-        return self._checked_new_finds(image_bgr, first, detections, to_image,
-                                       FEW_DARK_SHARE if few else DARK_SHARE)
-
-    def _checked_new_finds(self, image_bgr: np.ndarray, first: TileDetections,
-                           merged: TileDetections, to_image,
-                           dark_share: float = DARK_SHARE) -> TileDetections:
-        """`merged` without the finds the stretched passes added (on none of `first`'s
-        tiles) that are no tile: unsure, darker than the tiles (under `dark_share` of them,
-        `squashed_view.doubtful_new_finds`) or of another colour (`unlike_the_other_finds`
-        over all finds: a pass of a few finds cannot judge its own). `to_image` maps
-        corners to `image_bgr`'s pixels."""
-        new = np.ones(len(merged), bool)
-        if len(first):
-            new = ~same_tiles(merged.corners, first.corners).any(axis=1)
-        if not new.any():
-            return merged
-        from vision.recognition.rectify import rectify_tiles
-
-        corners = np.asarray(to_image(merged.corners), np.float32)
-        crops = rectify_tiles(image_bgr, corners, getattr(self.classifier, "size", None))
-        drop = doubtful_new_finds(crops, merged.tile_scores, new, dark_share)
-        drop |= new & unlike_the_other_finds(crops, corners.mean(axis=1))
-        return merged[~drop]
 
     def _second_pass(self, detections: TileDetections, timings: dict, step: str,
                      start: float, detect, read_finds, merge=merge_readings) -> TileDetections:

@@ -23,15 +23,18 @@ fewer (a low table's few flat tiles, but also now and then a photo from above): 
 stretch by 2 alone, over the part around the signs only (`sign_region`). The finds only
 the stretched photo shows are checked harder than the first pass's
 (`doubtful_new_finds`): stretched, the letters of the stand's embossed logo look like
-tiles. Thresholds and measurements:
-`docs/decisions/low-tables.md`.
+tiles. `read_squashed(reader, ...)` is that pass, as `TileReader` runs it.
+Thresholds and measurements: `docs/decisions/low-tables.md`.
 """
 
 from __future__ import annotations
 
+import time
+
 import cv2
 import numpy as np
 
+from vision.recognition.body_colour import unlike_the_other_finds
 from vision.recognition.detections import TileDetections
 from vision.recognition.fine_scale import MAX_LONG_SIDE
 from vision.recognition.plane_view import merge_readings, points_in_quads, same_tiles
@@ -231,3 +234,92 @@ def merge_stretched(first: TileDetections, seen: TileDetections,
     take = (surer | ~same).all(axis=1)
     replaced = (same & take[:, None]).any(axis=0)
     return TileDetections.concat([seen[take], first[~replaced]])
+
+
+# ----------------------------------------------------------------------------- the pass
+def read_squashed(reader, image_bgr: np.ndarray, detections: TileDetections, weak,
+                  timings: dict, read_finds, to_image=lambda corners: corners
+                  ) -> TileDetections:
+    """`detections`, or where the reading shows signs of squashed tiles (the first
+    pass's weak peaks `weak`, centres in `image_bgr`'s pixels, on none of the tiles read,
+    whose corners `to_image` maps there; tiles read unsurely), merged with a pass over
+    the photo stretched upright by each of STRETCHES
+    (`vision.recognition.squashed_view`): tiles lying flat seen by a low phone. With
+    fewer than MIN_SIGNS signs (at least FEW_SIGNS), only the part around them, by each
+    of FEW_STRETCHES."""
+    reader.last_stretched, reader.last_stretched_regions = False, None
+    if not reader.squashed_view or weak is None:
+        return detections
+    signs = maybe_squashed(weak, to_image(detections.corners),
+                           detections.class_probs.max(axis=1) if len(detections) else [])
+    # Fewer than MIN_SIGNS (a photo from above shows one or two now and then): the
+    # FEW_STRETCHES look only around the signs, a small part of the photo; none: no pass.
+    few = signs < MIN_SIGNS
+    if signs < FEW_SIGNS:
+        return detections
+    long_side = reader.last_finer_side or getattr(reader.detector, "long_side", None)
+    multiple = getattr(reader.detector, "multiple", 32)
+    first = detections
+    merge, fixed = merge_readings, np.zeros((0, 4, 2), np.float32)
+    if not squashed_photo(first.class_probs.max(axis=1)):
+        # The tiles whose first reading stays whatever the stretched photo reads: what
+        # it finds on them is not read at all.
+        fixed = to_image(first.corners[~replaceable(first)])
+
+        def merge(now, seen):
+            # a tile an earlier stretch added takes the surer of the stretched readings
+            return merge_stretched(now, seen, ~on_tiles(now.corners, first.corners))
+    reader.last_stretched_regions = []
+    for index, factor in enumerate(FEW_STRETCHES if few else STRETCHES):
+        # The first stretch looks at the whole photo (cut to the first reading's signs
+        # it lost flat tiles that showed none), but for a few signs; each later one only
+        # around the signs the earlier left open (weak peaks on no tile, unsure readings
+        # it may replace).
+        now = to_image(detections.corners)
+        points = open_signs(weak, now, detections.class_probs.max(axis=1),
+                            ~on_tiles(now, fixed))
+        if (index or few) and len(points) == 0:
+            break
+        x0, y0, (y1, x1) = 0, 0, image_bgr.shape[:2]
+        if index or few:
+            x0, y0, x1, y1 = sign_region(points, to_image(first.corners), image_bgr.shape)
+        part = image_bgr[y0:y1, x0:x1]
+        reader.last_stretched_regions.append((x0, y0, x1, y1))
+
+        def detect(factor=factor, part=part, x0=x0, y0=y0):
+            side = stretched_side(long_side, multiple, image_bgr.shape, factor,
+                                  part.shape) if long_side else None
+            found, scores = reader.detector.detect(stretched(part, factor), long_side=side)
+            found = from_stretched(found, factor, part.shape[0]) + np.float32([x0, y0])
+            other = ~on_tiles(found, fixed)
+            return found[other], np.asarray(scores)[other]
+
+        detections = reader._second_pass(detections, timings, f"detect.stretched_{factor:g}",
+                                         time.perf_counter(), detect, read_finds, merge)
+    # (a few signs may all lie on tiles whose first reading stays: nothing stretched)
+    reader.last_stretched = bool(reader.last_stretched_regions)
+    if not reader.last_stretched:
+        return first
+    return checked_new_finds(reader, image_bgr, first, detections, to_image,
+                             FEW_DARK_SHARE if few else DARK_SHARE)
+
+def checked_new_finds(reader, image_bgr: np.ndarray, first: TileDetections,
+                      merged: TileDetections, to_image,
+                      dark_share: float = DARK_SHARE) -> TileDetections:
+    """`merged` without the finds the stretched passes added (on none of `first`'s
+    tiles) that are no tile: unsure, darker than the tiles (under `dark_share` of them,
+    `squashed_view.doubtful_new_finds`) or of another colour (`unlike_the_other_finds`
+    over all finds: a pass of a few finds cannot judge its own). `to_image` maps
+    corners to `image_bgr`'s pixels."""
+    new = np.ones(len(merged), bool)
+    if len(first):
+        new = ~same_tiles(merged.corners, first.corners).any(axis=1)
+    if not new.any():
+        return merged
+    from vision.recognition.rectify import rectify_tiles
+
+    corners = np.asarray(to_image(merged.corners), np.float32)
+    crops = rectify_tiles(image_bgr, corners, getattr(reader.classifier, "size", None))
+    drop = doubtful_new_finds(crops, merged.tile_scores, new, dark_share)
+    drop |= new & unlike_the_other_finds(crops, corners.mean(axis=1))
+    return merged[~drop]
