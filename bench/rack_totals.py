@@ -15,6 +15,9 @@ where every stand tile's number shows but `read_rack`'s total is wrong, what wen
 - false counted: a detection on no tile counted;
 - misread 6/9, misread: a stand tile counted and read as another tile.
 
+It also counts the photos `vision.game.cover` would refuse as covered (none has a hand):
+`rummikub score` and the server would not total them at all.
+
 `--cache DIR` keeps the scenes and the detector's readings (pickles) so that a change to
 `vision.game.rack` can be measured again in seconds.
 """
@@ -165,6 +168,15 @@ def run(base: int, photos: int, cache: Path | None, listing: bool, log=print) ->
         f"{counts['on_rack_read_right']}; lying by left out {counts['lying_left_out']}, "
         f"counted {counts['lying_counted']}; false finds counted {counts['false_counted']}; "
         f"totals right {counts['total_right']} of {counts['total_photos']}")
+    # `rummikub score` and the server read a rack photo through `read_lone_photo`, which
+    # refuses it where something seems to lie over its tiles: none of these has a hand.
+    from vision.game import cover
+
+    refused = sum(bool(cover.measure(s.image, reader.read(s.image).corners).problems())
+                  for _n, _s, s in drawn if len(reader.read(s.image)))
+    counts["refused_covered"] = refused
+    log(f"  clean photos refused as covered (a hand?), so not scored at all: {refused} of "
+        f"{len(drawn)}")
     log(f"  the {wrong} wrong totals: " + "; ".join(
         f"{c} {totals[c]} tiles in {photos_by[c]} photos (only cause in "
         f"{photos_by['only ' + c]})" for c in CAUSES if totals[c]))

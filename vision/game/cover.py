@@ -52,6 +52,7 @@ SPREAD = 2.5  # the tolerance: this many times the ring's spread about its main 
 NEAREST, NEED = 3, 2  # unlike the table around NEED of the NEAREST tiles: foreign
 REACH = 1.5  # tile heights around the tiles' hull: "the tiles' area"
 TILE_TOL = 12.0  # within this Lab distance of the tiles' face colour: a tile, not a hand
+BEYOND_MIN = 64  # px of the picture beyond the tiles' area that tell the table's colour there
 MIN_CHROMA = 12.0  # Lab chroma: below it a pixel is grey (a shade, a stand), never skin
 HUE = (35.0, 75.0)  # degrees of Lab hue, orange-red to yellow-orange: skin and bare arms
 OPEN = 0.2  # tile heights: thinner foreign things (grain, veins, digits) are left out
@@ -219,6 +220,16 @@ def smooth_skin(picture: np.ndarray, quads: np.ndarray) -> float:
     return float(whole[inside >= SMOOTH_IN].max(initial=0))
 
 
+def _beyond_colour(lab: np.ndarray, area: np.ndarray):
+    """(the main colour, its tolerance) of the picture beyond the tiles' area (`area`),
+    as a ring's (`_main_colour`, `SPREAD`), or None where too little lies beyond."""
+    beyond = ~area
+    if beyond.sum() < BEYOND_MIN:
+        return None
+    colour, d = _main_colour(lab[beyond][::4])
+    return colour, min(TOL_MAX, max(TOL_MIN, SPREAD * float(np.percentile(d, 40))))
+
+
 def foreign_mask(picture: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """(foreign pixels, the tiles' area, one tile's area in px) of a BGR `picture` whose
     tiles lie at `quads` (N, 4, 2) in its pixels (N >= 1)."""
@@ -238,6 +249,12 @@ def foreign_mask(picture: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np
     if inside.any():
         face = np.median(lab[inside], axis=0)
         maybe &= np.linalg.norm(lab[ys, xs] - face, axis=-1) >= TILE_TOL
+    # Like the table beyond the tiles' area: the table, whatever the rings say (the rings
+    # of a stand's tiles are the black stand, and the wooden table beside it is no hand).
+    beyond = _beyond_colour(lab, area)
+    if beyond is not None and len(ys):
+        colour, tol = beyond
+        maybe &= np.linalg.norm(lab[ys, xs] - colour, axis=-1) >= tol
     ys, xs = ys[maybe], xs[maybe]
     colours, tols, centres = _table_colours(lab, quads, on_tiles, height) if len(ys) else \
         ([], [], [])
