@@ -172,8 +172,9 @@ def run(base: int, photos: int, cache: Path | None, listing: bool, log=print) ->
     # refuses it where something seems to lie over its tiles: none of these has a hand.
     from vision.game import cover
 
-    refused = sum(bool(cover.measure(s.image, reader.read(s.image).corners).problems())
-                  for _n, _s, s in drawn if len(reader.read(s.image)))
+    readings = [(s.image, reader.read(s.image)) for _n, _s, s in drawn]
+    refused = sum(bool(cover.measure(image, d.corners).problems())
+                  for image, d in readings if len(d))
     counts["refused_covered"] = refused
     log(f"  clean photos refused as covered (a hand?), so not scored at all: {refused} of "
         f"{len(drawn)}")

@@ -24,7 +24,7 @@ COS_ALONG = np.cos(np.radians(25))  # a tile within 25 degrees of the rack's way
 # its height stands in a tier partly hidden by the tier in front (rendered stands: about
 # 0.25; the flat renderer's two rows, which do not hide each other: at most 0).
 HIDDEN_OVERLAP = 0.05
-SWAPPED_TURNED = ("6", "9")  # numbers that read as each other turned round
+SWAPPED_TURNED = {"6": "9", "9": "6"}  # numbers that read as each other turned round
 
 
 def rack_way(d: TileDetections, ids: np.ndarray) -> np.ndarray | None:

@@ -101,6 +101,12 @@ def _main_colour(px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return colour, np.linalg.norm(px - colour, axis=1)
 
 
+def _tolerance(d: np.ndarray) -> float:
+    """Within this Lab distance of a main colour whose nearer pixels lie `d` from it, a
+    pixel is that colour (`SPREAD` times their 40th percentile, within TOL_MIN-TOL_MAX)."""
+    return min(TOL_MAX, max(TOL_MIN, SPREAD * float(np.percentile(d, 40))))
+
+
 def _disc(radius: int) -> np.ndarray:
     import cv2
 
@@ -132,7 +138,7 @@ def _table_colours(lab: np.ndarray, quads: np.ndarray, on_tiles: np.ndarray, hei
         colour, d = _main_colour(px)
         rings.append(px[::4])
         colours.append(colour)
-        tols.append(min(TOL_MAX, max(TOL_MIN, SPREAD * float(np.percentile(d, 40)))))
+        tols.append(_tolerance(d))
         centres.append(quad.mean(axis=0))
     return _without_skin_rings(colours, tols, centres, rings)
 
@@ -227,7 +233,7 @@ def _beyond_colour(lab: np.ndarray, area: np.ndarray):
     if beyond.sum() < BEYOND_MIN:
         return None
     colour, d = _main_colour(lab[beyond][::4])
-    return colour, min(TOL_MAX, max(TOL_MIN, SPREAD * float(np.percentile(d, 40))))
+    return colour, _tolerance(d)
 
 
 def foreign_mask(picture: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -251,8 +257,8 @@ def foreign_mask(picture: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np
         maybe &= np.linalg.norm(lab[ys, xs] - face, axis=-1) >= TILE_TOL
     # Like the table beyond the tiles' area: the table, whatever the rings say (the rings
     # of a stand's tiles are the black stand, and the wooden table beside it is no hand).
-    beyond = _beyond_colour(lab, area)
-    if beyond is not None and len(ys):
+    beyond = _beyond_colour(lab, area) if maybe.any() else None
+    if beyond is not None:
         colour, tol = beyond
         maybe &= np.linalg.norm(lab[ys, xs] - colour, axis=-1) >= tol
     ys, xs = ys[maybe], xs[maybe]

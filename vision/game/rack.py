@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vision.game.back_tier import SWAPPED_TURNED, rack_way, recrop_stand
 from vision.game.stand import off_the_rack
 from vision.recognition.detections import TileDetections
 from vision.recognition.geometry import TablePlane, tile_frames
@@ -27,7 +28,6 @@ COS_ALONG = np.cos(np.radians(25))  # a tile within 25 degrees of the rack's way
 # turned round, at this share (rendered stands, tuning seeds 600,100+ and 640,100+: 13
 # more read right; flat racks 2 fewer: docs/decisions/back-tier-crops.md, "A lone 6 or 9").
 LONE_SWAP_RATIO = 1e-4
-SWAPPED = {"6": "9", "9": "6"}
 
 
 @dataclass
@@ -117,8 +117,6 @@ def read_rack(detections: TileDetections, rules=None, *,
     labels = tuple(detections.labels)
     off = off_the_rack(detections)
     if photo is not None and hasattr(reader, "classify_at"):
-        from vision.game.back_tier import recrop_stand
-
         detections, _recropped = recrop_stand(detections, ~off, photo, reader)
     on = np.nonzero(~off)[0]
     ids = detections.class_ids.astype(np.int64).copy()
@@ -173,8 +171,6 @@ def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:
     rack where every other tile reads the rack's way, at `LONE_SWAP_RATIO`."""
     if d.flip_probs is None or len(d) < 3:
         return []
-    from vision.game.back_tier import rack_way
-
     # the way three to one of the tiles agree on, 6s and 9s left out (they are what turns)
     axis = rack_way(d, np.arange(len(d)))
     if axis is None:
@@ -183,7 +179,7 @@ def _face_the_rack(d: TileDetections) -> list[tuple[int, int]]:
     out = []
     other, share = d.other_way()
     against = along <= -COS_ALONG
-    swapped = [SWAPPED.get(code[1:]) for code in d.codes]
+    swapped = [SWAPPED_TURNED.get(code[1:]) for code in d.codes]
     # Where no other tile stands turned round, a 6 or 9 read so is the box sitting high
     # on a stand, not a player's doing: its swap is taken on far less (LONE_SWAP_RATIO).
     lone = not any(a and s is None for a, s in zip(against, swapped, strict=True))

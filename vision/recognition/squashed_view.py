@@ -243,8 +243,8 @@ def read_squashed(reader, image_bgr: np.ndarray, detections: TileDetections, wea
     """`detections`, or where the reading shows signs of squashed tiles (the first
     pass's weak peaks `weak`, centres in `image_bgr`'s pixels, on none of the tiles read,
     whose corners `to_image` maps there; tiles read unsurely), merged with a pass over
-    the photo stretched upright by each of STRETCHES
-    (`vision.recognition.squashed_view`): tiles lying flat seen by a low phone. With
+    the photo stretched upright by each of STRETCHES: tiles lying flat seen by a low
+    phone, as `reader` (a `TileReader`) reads them. With
     fewer than MIN_SIGNS signs (at least FEW_SIGNS), only the part around them, by each
     of FEW_STRETCHES."""
     reader.last_stretched, reader.last_stretched_regions = False, None
@@ -303,12 +303,13 @@ def read_squashed(reader, image_bgr: np.ndarray, detections: TileDetections, wea
     return checked_new_finds(reader, image_bgr, first, detections, to_image,
                              FEW_DARK_SHARE if few else DARK_SHARE)
 
+
 def checked_new_finds(reader, image_bgr: np.ndarray, first: TileDetections,
                       merged: TileDetections, to_image,
                       dark_share: float = DARK_SHARE) -> TileDetections:
     """`merged` without the finds the stretched passes added (on none of `first`'s
     tiles) that are no tile: unsure, darker than the tiles (under `dark_share` of them,
-    `squashed_view.doubtful_new_finds`) or of another colour (`unlike_the_other_finds`
+    `doubtful_new_finds`) or of another colour (`unlike_the_other_finds`
     over all finds: a pass of a few finds cannot judge its own). `to_image` maps
     corners to `image_bgr`'s pixels."""
     new = np.ones(len(merged), bool)
