@@ -246,3 +246,56 @@ def test_a_stand_on_a_wooden_table_is_not_taken_for_a_hand(tile_reader):
     rack = read_rack(found, DEFAULT_RULES, photo=scene.image, reader=tile_reader)
     assert rack.total == rack_penalty([Tile.from_code(t.code) for t in scene.tiles
                                        if t.standing], DEFAULT_RULES)
+
+
+def _stand_scene(seed: int, edition: str, tiers: int):
+    pytest.importorskip("PIL")
+    from training.editions import HELD_OUT
+    from training.render3d.scene import render_depth_scene
+
+    return render_depth_scene(np.random.default_rng(seed), HELD_OUT[edition], kind="rack",
+                              tiers=tiers)
+
+
+def test_a_clean_stand_on_a_shaded_table_is_not_taken_for_a_hand(tile_reader):
+    # A held-out rendered stand (bench.rack_totals' set C, 806,102) that the gate refused: a
+    # shade falling across the pale table beside it, a foreign piece of 18.5 tile areas
+    # that fades into the table (outline 1.0).
+    scene = _stand_scene(806_102, "white_modern_logo", 3)
+    found = tile_reader.read(scene.image)
+    assert not cover.measure(scene.image, found.corners).problems()
+
+
+def test_a_hand_over_such_stands_is_still_refused(tile_reader):
+    from bench.hands import paint
+
+    for seed, edition, tiers in ((800_109, "white_teal", 1), (806_102, "white_modern_logo", 3)):
+        scene = _stand_scene(seed, edition, tiers)
+        found = tile_reader.read(scene.image)
+        stand = [t.quad for t in scene.tiles if t.standing]
+        hand = paint(scene.image, stand[len(stand) // 2], eval_cover.tile_height(found),
+                     "palm", np.random.default_rng(seed), found.corners, tone=1)
+        assert cover.measure(hand.image, tile_reader.read(hand.image).corners).problems(), seed
+
+
+def test_a_piece_that_fades_into_the_table_has_no_outline():
+    # A pale table, a row of tiles, and the same darker, warmer stretch below them twice:
+    # once fading in over 40 px (a shade), once with an edge (a hand's).
+    picture = np.full((240, 320, 3), (200, 215, 225), np.uint8)
+    quads = np.float32([[[40 + 30 * i, 60], [60 + 30 * i, 60], [60 + 30 * i, 88],
+                         [40 + 30 * i, 88]] for i in range(8)])
+    for q in quads:
+        picture[60:88, int(q[0, 0]):int(q[1, 0])] = (235, 240, 240)
+    dark = np.float32([120, 150, 190])
+    piece = np.zeros((240, 320), bool)
+    piece[140:240, 100:220] = True
+    faded = picture.astype(np.float32)
+    x = np.arange(320, dtype=np.float32)
+    y = np.arange(240, dtype=np.float32)[:, None]
+    weight = np.clip(np.minimum(np.minimum((y - 100) / 80, (x - 60) / 80), (260 - x) / 80),
+                     0, 1)
+    faded = (faded * (1 - weight[..., None]) + dark * weight[..., None]).astype(np.uint8)
+    edged = picture.copy()
+    edged[piece] = dark.astype(np.uint8)
+    assert cover._outline(faded, quads, piece) < cover.OUTLINE
+    assert cover._outline(edged, quads, piece) >= cover.OUTLINE

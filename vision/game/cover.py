@@ -20,7 +20,8 @@ Looked at on the photo 320 px wide (`WIDTH`), in Lab with lightness counted half
 3. Foreign pixels are opened by a fifth of a tile height (a grain, a vein, a digit of a
    tile the detector missed is thinner), and the largest connected piece inside the
    tiles' area, counted in tile areas, is `Cover.area`. `MAX_AREA` tile areas or more:
-   covered.
+   covered, if the piece has an outline (`_outline`): a shade across the table or a
+   darker stretch of wood fades into the table around it, a hand does not.
 4. Apart from the table's colour: skin-coloured pixels smoother than the table's grain
    (`smooth_skin`), the largest piece reaching into the tiles' area is `Cover.smooth`;
    `MAX_SMOOTH` tile areas or more: covered. A hand on wood has the wood's hue but not
@@ -57,6 +58,8 @@ MIN_CHROMA = 12.0  # Lab chroma: below it a pixel is grey (a shade, a stand), ne
 HUE = (35.0, 75.0)  # degrees of Lab hue, orange-red to yellow-orange: skin and bare arms
 OPEN = 0.2  # tile heights: thinner foreign things (grain, veins, digits) are left out
 MAX_AREA = 6.5  # tile areas of one foreign piece inside the tiles' area: covered
+EDGE = 0.25  # tile heights: the bands inside and outside a piece's outline...
+OUTLINE = 6.0  # ...whose colours lie this far apart where it is a hand, not a shade
 GRAIN = 0.4  # tile heights: the window a pixel's local spread of lightness is taken over
 SMOOTHER = 0.35  # times the table's spread: smoother than the table's grain, as skin is
 SMOOTH_OPEN = 0.25  # tile heights: thinner smooth skin-coloured things are left out
@@ -292,8 +295,30 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray) -> Cover:
     foreign, area, tile_area = foreign_mask(picture, corners * scale)
     n, pieces = cv2.connectedComponents(foreign.astype(np.uint8))
     inside = np.bincount(pieces[foreign & area], minlength=n)[1:] if n > 1 else np.zeros(1)
+    for i in np.nonzero(inside >= MAX_AREA * tile_area)[0]:
+        if _outline(picture, corners * scale, pieces == i + 1) < OUTLINE:
+            inside[i] = 0  # no edge against the table around it: a shade or a grain
     return Cover(float(inside.max(initial=0)) / max(tile_area, 1.0), len(corners),
                  smooth_skin(picture, corners * scale))
+
+
+def _outline(picture: np.ndarray, quads: np.ndarray, piece: np.ndarray) -> float:
+    """How far the colour just inside a foreign `piece` lies from the colour just outside
+    it (medians of bands `EDGE` tile heights wide, tiles left out; Lab, lightness counted
+    half). A hand has an outline against the table; a shade falling across it, or a darker
+    stretch of wood, fades into it, so its two bands are near alike."""
+    import cv2
+
+    height, on_tiles, _area, _tile_area = _tiles_geometry(picture.shape, quads)
+    disc = _disc(max(2, int(round(EDGE * height))))
+    one = piece.astype(np.uint8)
+    outer = cv2.dilate(one, disc).astype(bool) & ~piece & ~on_tiles
+    inner = piece & ~cv2.erode(one, disc).astype(bool)
+    if outer.sum() < 8 or inner.sum() < 8:
+        return float("inf")  # no band to compare: keep the piece
+    lab = _lab(picture)
+    lab[..., 0] *= LIGHTNESS_WEIGHT
+    return float(np.linalg.norm(np.median(lab[inner], axis=0) - np.median(lab[outer], axis=0)))
 
 
 def check(photo, detections) -> Cover:
