@@ -297,5 +297,12 @@ def test_a_piece_that_fades_into_the_table_has_no_outline():
     faded = (faded * (1 - weight[..., None]) + dark * weight[..., None]).astype(np.uint8)
     edged = picture.copy()
     edged[piece] = dark.astype(np.uint8)
-    assert cover._outline(faded, quads, piece) < cover.OUTLINE
-    assert cover._outline(edged, quads, piece) >= cover.OUTLINE
+
+    def outline(picture):
+        height, on_tiles, _area, _tile_area = cover._tiles_geometry(picture.shape, quads)
+        lab = cover._lab(picture)
+        lab[..., 0] *= cover.LIGHTNESS_WEIGHT
+        return cover._outline(lab, on_tiles, height, piece)
+
+    assert outline(faded) < cover.OUTLINE
+    assert outline(edged) >= cover.OUTLINE

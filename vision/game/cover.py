@@ -292,32 +292,36 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray) -> Cover:
     scale = WIDTH / w
     picture = cv2.resize(np.ascontiguousarray(image_bgr), (WIDTH, max(1, round(h * scale))),
                          interpolation=cv2.INTER_AREA)
-    foreign, area, tile_area = foreign_mask(picture, corners * scale)
+    quads = corners * scale
+    foreign, area, tile_area = foreign_mask(picture, quads)
     n, pieces = cv2.connectedComponents(foreign.astype(np.uint8))
     inside = np.bincount(pieces[foreign & area], minlength=n)[1:] if n > 1 else np.zeros(1)
-    for i in np.nonzero(inside >= MAX_AREA * tile_area)[0]:
-        if _outline(picture, corners * scale, pieces == i + 1) < OUTLINE:
-            inside[i] = 0  # no edge against the table around it: a shade or a grain
+    candidates = np.nonzero(inside >= MAX_AREA * tile_area)[0]
+    if len(candidates):
+        height, on_tiles, _area, _tile_area = _tiles_geometry(picture.shape, quads)
+        lab = _lab(picture)
+        lab[..., 0] *= LIGHTNESS_WEIGHT
+        for i in candidates:
+            if _outline(lab, on_tiles, height, pieces == i + 1) < OUTLINE:
+                inside[i] = 0  # no edge against the table around it: a shade or a grain
     return Cover(float(inside.max(initial=0)) / max(tile_area, 1.0), len(corners),
-                 smooth_skin(picture, corners * scale))
+                 smooth_skin(picture, quads))
 
 
-def _outline(picture: np.ndarray, quads: np.ndarray, piece: np.ndarray) -> float:
+def _outline(lab: np.ndarray, on_tiles: np.ndarray, height: float, piece: np.ndarray) -> float:
     """How far the colour just inside a foreign `piece` lies from the colour just outside
-    it (medians of bands `EDGE` tile heights wide, tiles left out; Lab, lightness counted
-    half). A hand has an outline against the table; a shade falling across it, or a darker
-    stretch of wood, fades into it, so its two bands are near alike."""
+    it (medians of bands `EDGE` tile heights wide, `on_tiles` left out) in `lab` (the
+    picture in Lab, lightness counted half; tiles `height` px high). A hand has an outline
+    against the table; a shade falling across it, or a darker stretch of wood, fades into
+    it, so its two bands are near alike."""
     import cv2
 
-    height, on_tiles, _area, _tile_area = _tiles_geometry(picture.shape, quads)
     disc = _disc(max(2, int(round(EDGE * height))))
     one = piece.astype(np.uint8)
     outer = cv2.dilate(one, disc).astype(bool) & ~piece & ~on_tiles
     inner = piece & ~cv2.erode(one, disc).astype(bool)
     if outer.sum() < 8 or inner.sum() < 8:
         return float("inf")  # no band to compare: keep the piece
-    lab = _lab(picture)
-    lab[..., 0] *= LIGHTNESS_WEIGHT
     return float(np.linalg.norm(np.median(lab[inner], axis=0) - np.median(lab[outer], axis=0)))
 
 
