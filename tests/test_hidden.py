@@ -217,3 +217,26 @@ def test_a_palm_moving_over_tiles_and_resting_changes_nothing(real_photos_dir, t
     assert result["settled"]
     assert [c for c in result["changes"] if c["phase"] == "hand"] == [], result["changes"]
     assert result["left"] == [] and not result["ends_worse"], result
+
+
+@pytest.mark.parametrize("key, tone, why", [
+    ("rummy3-29", 5, "a joker found on the resting palm"),
+    ("rummy3-7", 2, "the palm's sweep over a close-up taken for the camera's move"),
+    ("rummy-36", 0, "a faint find read K8, K9, K10 joining while the runs were short")])
+def test_what_a_resting_palm_brings_never_joins_the_table(real_photos_dir, tile_reader, key,
+                                                          tone, why):
+    """Three passes of `bench.eval_moving_hands` that each added a tile nobody laid: a find
+    on the palm (something not the table lies around it: `places.on_table`), every track
+    carried two tile heights off by a hand's sweep (the tiles still found where they lay
+    deny it: `tracks._denied`), a find read otherwise from frame to frame (it holds twice
+    as long: `tracker.TORN_HOLD`)."""
+    from bench.eval_moving_hands import film
+    from tests.tracker_helpers import valid_photos
+    from training.real_data import load_split
+
+    keys = [p.key for p in load_split("valid", real_photos_dir) if p.tiles]
+    labelled = valid_photos(real_photos_dir, (key,))[0]
+    result = film(tile_reader, labelled, labelled.read(), tone, 39_000 + 10 * keys.index(key)
+                  + tone)
+    assert result["settled"]
+    assert result["false_changes"] == 0 and not result["ends_worse"], (why, result["changes"])

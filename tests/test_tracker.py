@@ -312,3 +312,56 @@ def test_a_seeded_tracker_holds_the_stored_table_from_its_first_frame():
                for _ in range(4)]
     assert [u.changed for u in updates] == [False, False, False, True]
     assert "J" in tracker.stable.codes and "R5" in tracker.stable.codes
+
+
+def _track_of(code, x, y, track_id=0):
+    from vision.game.tracks import Track
+
+    t = tiles_at([(code, x, y)])
+    tr = Track(track_id, t.corners[0].astype(np.float64), len(TILE_CLASSES),
+               code=TILE_CLASSES.index(code))
+    return tr
+
+
+def test_a_camera_move_the_tiles_deny_is_not_followed():
+    """A hand sweeping over a close-up pulls the small picture's move along with it
+    (2 tile heights in one frame): the tiles it left uncovered are found where they lay,
+    so the tracks stay there. A real move, found where it carries them, is followed."""
+    from vision.game.camera_motion import CameraMove
+    from vision.game.tracks import camera_move
+
+    placed = SET_A + SET_B
+    tracks = [_track_of(code, x, y, i) for i, (code, x, y) in enumerate(placed)]
+    before = [tr.centre().copy() for tr in tracks]
+    sweep = CameraMove(np.array([[1.0, 0, -28.0], [0, 1.0, 0]]), 40, "orb")  # small-px
+    frame, picture = (1600, 1200), np.zeros((120, 160), np.uint8)
+    # two tiles the hand left uncovered, where they were
+    seen = tiles_at(placed[:1] + placed[4:5])
+    assert camera_move(tracks, sweep, picture, frame, H, seen) is None
+    assert all(np.allclose(tr.centre(), c) for tr, c in zip(tracks, before, strict=True))
+    # the same move, the tiles found where it carries them: followed
+    moved = tiles_at(placed, shift=(-280.0, 0.0))
+    out = camera_move(tracks, sweep, picture, frame, H, moved)
+    assert out is not None and out["shift"] == [-280.0, 0.0]
+    assert np.allclose(tracks[0].centre(), before[0] + (-280.0, 0.0))
+    # no tile found at all (a blurred swing): the picture's move is all there is
+    tracks = [_track_of(code, x, y, i) for i, (code, x, y) in enumerate(placed)]
+    assert camera_move(tracks, sweep, picture, frame, H, tiles_at([])) is not None
+
+
+def test_a_new_find_read_otherwise_from_frame_to_frame_waits_twice_as_long():
+    """A knot in the wood read K10, K9, K9, J: not a tile until it has held twice `hold`
+    frames; a new tile read alike joins after `hold`."""
+    tracker = TableTracker(hold=3)
+    settle(tracker, SET_A, 4)
+    knot = [("K9", 400.0, 300.0)]
+    readings = ["K10", "K9", "J", "K9", "K9", "K9"]
+    joined = []
+    for code in readings:
+        update = tracker.push(tiles_at(SET_A + [(code, 400.0, 300.0)]))
+        joined.append(len(update.stable) == 4)
+    assert joined == [False, False, False, False, False, True]
+    tracker = TableTracker(hold=3)
+    settle(tracker, SET_A, 4)
+    joined = [len(tracker.push(tiles_at(SET_A + knot)).stable) == 4 for _ in range(4)]
+    assert joined == [False, False, True, True]

@@ -20,6 +20,10 @@ from vision.game.tracks import SEEN, Track, height
 # when one of them is seen covered: a palm is ~2.3 tile heights across, its fingers reach
 # further (docs/decisions/hidden-tiles-from-pixels.md).
 SAME_COVER = 3.0
+# A new find's surroundings out to this many tile heights must look as the table did
+# there (occlusion's RING_TOL, RING_CHANGED): a find on a resting hand has the hand
+# around it (docs/decisions/hidden-tiles-from-pixels.md, "Finds on the hand").
+AROUND = 0.5
 
 
 def judge(tracks: Iterable[Track], picture: np.ndarray | None,
@@ -45,10 +49,15 @@ def judge(tracks: Iterable[Track], picture: np.ndarray | None,
     found = occlusion.tiles_mask(pic.shape, sure)
     every = occlusion.tiles_mask(pic.shape, [tr.corners * to_small for tr in seen])
     whole = all(tr.last_seen == frame for tr in tracks if tr.code is not None)
+    surface = remembered(tracks, to_small) if any(
+        tr.code is None and tr.last_seen == frame for tr in tracks) else None
     for tr in tracks:
         if tr.last_seen == frame:
             # Seen now (if only in part, under a hand's edge): not going anywhere.
             tr.state, tr.bare_still = SEEN, 0
+            if tr.code is None and on_table(pic, tr.corners * to_small, surface,
+                                            every) is False:
+                tr.off_table.add(frame)
             # Looked at again now and then (light and shade change slowly), while
             # the whole table is seen: not with a hand lying next to it.
             if still and (tr.look is None or (whole and (frame + tr.id) % window == 0
@@ -110,3 +119,49 @@ def out_of_view(tr: Track, frame_size: tuple[int, int] | None) -> bool:
     w, h = frame_size
     q = tr.corners
     return bool((q.min(axis=0) < 0).any() or q[:, 0].max() > w - 1 or q[:, 1].max() > h - 1)
+
+
+
+def remembered(tracks: list[Track], to_small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The table's surface as the stable tiles' looks remember it around them: (points
+    (K, 2) of the small picture, their colours then (K, C))."""
+    pts, colours = [], []
+    for tr in tracks:
+        look = tr.look
+        if tr.code is None or look is None or look.ring_xy is None or not len(look.ring_xy):
+            continue
+        pts.append(look.ring_xy + tr.centre() * to_small)
+        colours.append(look.ring_px)
+    if not pts:
+        return np.zeros((0, 2)), np.zeros((0, 1))
+    return np.concatenate(pts), np.concatenate(colours)
+
+
+def on_table(pic, quad: np.ndarray, surface: tuple[np.ndarray, np.ndarray],
+             every: np.ndarray) -> bool | None:
+    """Whether a new find at `quad` (small-picture pixels) lies on the table as it was:
+    the surface around it (out to `AROUND` tile heights, the tiles found now left out)
+    still looks as the stable tiles' looks remember it (`surface`, `remembered`). A
+    find on a resting hand has the hand around it, a tile laid has the table. None where
+    nothing is remembered there (a tile laid far from the others)."""
+    import cv2
+
+    pts, colours = surface
+    if not len(pts):
+        return None
+    h = height(quad)
+    rows, cols, local = occlusion._crop(pic.shape, quad, AROUND * h + 2)
+    place = occlusion._mask(pic.px[rows, cols].shape, local).astype(np.uint8)
+    r = max(1, int(round(AROUND * h)))
+    zone = cv2.dilate(place, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,
+                                                                           2 * r + 1)))
+    zone = zone.astype(bool) & ~every[rows, cols]
+    xy = np.round(pts).astype(int) - (cols.start, rows.start)
+    ok = ((xy[:, 0] >= 0) & (xy[:, 0] < zone.shape[1]) & (xy[:, 1] >= 0)
+          & (xy[:, 1] < zone.shape[0]))
+    ok[ok] &= zone[xy[ok, 1], xy[ok, 0]]
+    if ok.sum() < occlusion.MIN_RING_PX:
+        return None
+    now = pic.soft[rows, cols][xy[ok, 1], xy[ok, 0]]
+    changed = np.linalg.norm(now - colours[ok], axis=1) >= occlusion.RING_TOL
+    return float(changed.mean()) < occlusion.RING_CHANGED

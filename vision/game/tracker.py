@@ -7,7 +7,9 @@ turns the frames into a *stable* table that changes only when a change has held:
 1. Frames are aligned first. The camera's move since the previous frame is estimated on
    the small grey pictures (`vision.game.camera_motion`: ORB + RANSAC, refined by ECC) and every
    track, seen or hidden, follows it on that very frame: a bumped phone is no change of the
-   table. On still frames the tiles read alike in this frame and in the tracks' last places
+   table (unless the frame's tiles deny the move, found still where they lay: a hand
+   sweeping over a close-up drags the small picture's move along, `tracks._denied`).
+   On still frames the tiles read alike in this frame and in the tracks' last places
    then give a finer similarity transform (RANSAC, as `vision.game.turn` does between two photos).
    A frame in which the camera moved by more than `CAMERA_STEP` tile heights is not still.
 2. A detection belongs to the track whose place is nearest, within `MATCH_RADIUS` of the
@@ -25,10 +27,14 @@ turns the frames into a *stable* table that changes only when a change has held:
    - a new tile joins the stable table when it was seen in every still frame since it
      was first found, and those frames held:
      tiles do not come and go while nothing moves, false finds do; its
-     reading is the mean of its class probabilities there;
-   - a tile's reading changes when, over the still frames of the window, another reading
-     was the best one in at least `hold` frames and twice as often as the tile's, and is
-     twice as probable: a reading flickering for one frame never does;
+     reading is the mean of its class probabilities there. A find read otherwise in some
+     of those frames holds `TORN_HOLD` times as long (a knot in the wood reads K10, K9,
+     J; a tile reads alike), and a find with something other than the table around it
+     (`places.on_table`: a resting hand) waits until the table shows around it again;
+   - a tile's reading changes when, over the still frames of the window without a hand
+     on the table, another reading was the best one in at least `hold` frames and twice
+     as often as the tile's, and is twice as probable: a reading flickering for one frame
+     never does, nor one a finger over half the number gave;
    - a tile laid since the last `commit()` leaves when it was missing from at least
      `leave_after` (2 x hold) frames of the run and from most of them: a hand resting on
      the table hides tiles for a moment too.
@@ -74,6 +80,7 @@ CAMERA_STEP = 0.5  # the camera moved more than this (tile heights): the frame i
 # A new find this close (tile heights) to a covered tile waits. Not as far as a hand
 # reaches (places.SAME_COVER): a tile laid beside one kept hidden would wait for good.
 NEAR_COVERED = 1.5
+TORN_HOLD = 2  # times `hold`: a new find read otherwise in some of its frames waits that long
 
 
 class TableTracker:
@@ -132,6 +139,7 @@ class TableTracker:
         self._labels: tuple[str, ...] | None = None
         self._size = 0.0
         self._prev_seen: set[int] = set()
+        self._hand_frames: set[int] = set()  # frames with a stable tile covered (a hand)
         self._stable: TileDetections | None = None
         self._stable_key: tuple = ()
         self.stable_since: float | None = None
@@ -240,7 +248,7 @@ class TableTracker:
             self._frame_size = (int(frame_size[0]), int(frame_size[1]))
         scene = self._scene.measure(gray_small)
         camera = T.camera_move(self._tracks.values(), scene.move, gray_small, frame_size,
-                               self._size)
+                               self._size, detections)
         motion, blurred = scene.motion, scene.blurred
         # The view swung (its frames may be blurred), or a blurred frame misses tiles:
         # nothing is decided on such a frame.
@@ -270,6 +278,11 @@ class TableTracker:
                 tr.unseen_still += 1
         self._evidence = places.judge(self._tracks.values(), gray_small, self._frame_size,
                                       frame, still, hold=self.hold, window=self.window)
+        if any(tr.code is not None and tr.last_seen != frame and tr.state == COVERED
+               for tr in self._tracks.values()):
+            self._hand_frames.add(frame)
+        self._hand_frames.difference_update([f for f in self._hand_frames
+                                             if f <= frame - self.window])
         changes: list[str] = []
         held = self._held(run)
         if held:
@@ -329,6 +342,9 @@ class TableTracker:
         reread: list[Track] = []
         held = Counter(self._code(tr) for tr in self._tracks.values() if tr.code is not None)
         still_window = [f for f, still, _t in self._frames if still]
+        # Readings are voted over the frames without a hand on the table: a finger over
+        # half a number reads another tile, and must not outvote it once it has gone.
+        clear_window = [f for f in still_window if f not in self._hand_frames]
         # Something not a tile lies over these places (a hand resting): a find next to
         # them is likely on it, and waits until it has gone.
         covered = np.array([tr.centre() for tr in self._tracks.values()
@@ -349,6 +365,13 @@ class TableTracker:
                 since = [] if first is None else [f for f in run if f >= first]
                 if not (since and k == len(since) and self._held(since)):
                     continue
+                if tr.off_table.intersection(since):
+                    continue  # something not the table lay around it (a resting hand)
+                # A find whose reading changes from frame to frame (a knot in the wood
+                # read K10, K9, J) holds twice as long; a tile reads alike.
+                if (len({tr.seen[f][3] for f in since}) > 1
+                        and len(since) < TORN_HOLD * self.hold):
+                    continue
                 if len(since) >= self.hold:
                     join(tr, mean, since)
                 elif first == run[0]:
@@ -357,7 +380,7 @@ class TableTracker:
             # A reading is voted over every still frame of the window, not only this run:
             # the camera's view of a tile it is torn about differs a little after each
             # shake, and a verdict should not flip with it.
-            mean, _k, best = vote(tr, still_window)
+            mean, _k, best = vote(tr, clear_window)
             if mean is not None:
                 tr.probs = mean
                 top = int(np.argmax(mean))
@@ -365,12 +388,13 @@ class TableTracker:
                 # the frames' best reading at least `hold` times and twice as often, in each
                 # of the latest `hold` frames that saw the tile, twice as probable, and not
                 # a tile the table already holds every copy of.
-                # Nor while a hand lies on the table: a finger may hide half its number.
+                # Nor while a hand lies on the table: a finger may hide half its number
+                # (nor by the frames it lay there: `clear_window`).
                 if (tr.correction is None and top != tr.code and best[top] >= self.hold
                         and not len(covered)
                         and best[top] >= 2 * best[tr.code] and mean[top] >= 2 * mean[tr.code]
                         and held[top] < copies.limit(self.rules, labels[top])
-                        and T.latest_best(tr, still_window, self.hold) == top):
+                        and T.latest_best(tr, clear_window, self.hold) == top):
                     held[tr.code] -= 1
                     held[top] += 1
                     changes.append(f"tile {tr.id} re-read {labels[tr.code]} -> {labels[top]}")
@@ -451,6 +475,7 @@ class TableTracker:
         for tr in self._tracks.values():
             for f in [f for f in tr.seen if f <= cutoff]:
                 del tr.seen[f]
+            tr.off_table.difference_update([f for f in tr.off_table if f <= cutoff])
 
     def _stable_tracks(self) -> list[Track]:
         return sorted((tr for tr in self._tracks.values() if tr.code is not None),

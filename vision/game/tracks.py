@@ -60,6 +60,7 @@ class Track:
     look: object = None  # occlusion.PlaceLook: its place while it was seen on still frames
     state: str | None = None  # what its place shows in this frame when the frame misses it
     bare_still: int = 0  # consecutive still frames it was missing and its place was bare
+    off_table: set = field(default_factory=set)  # frames a new find had no table around it
 
     def centre(self) -> np.ndarray:
         return self.corners.mean(axis=0)
@@ -101,17 +102,44 @@ def carry(tracks: Iterable[Track], m: np.ndarray) -> None:
 
 
 def camera_move(tracks: Iterable[Track], move, picture: np.ndarray | None, frame_size,
-                size: float) -> dict | None:
+                size: float, det: TileDetections | None = None) -> dict | None:
     """Carry every track by the camera's `move` since the previous picture (found on the
-    small `picture`; `size`: a tile's height in the frame's pixels); what it was."""
+    small `picture`; `size`: a tile's height in the frame's pixels); what it was. Not when
+    the frame's tiles (`det`) deny it (`_denied`): then nothing is carried, and None."""
     if move is None or frame_size is None or move.is_none(np.shape(picture)):
         return None
+    tracks = list(tracks)
     h, w = np.shape(picture)[:2]
     m = move.scaled(frame_size[0] / w, frame_size[1] / h)
+    if det is not None and _denied(tracks, det, m, size):
+        return None
     carry(tracks, m)
     step = largest_step(m, (frame_size[1], frame_size[0])) / max(size, 1e-9)
     return {"turn_deg": round(move.turn_deg, 2), "shift": [round(float(m[0, 2]), 1),
             round(float(m[1, 2]), 1)], "step": round(step, 2), "how": move.method}
+
+
+def _denied(tracks: list[Track], det: TileDetections, m: np.ndarray, size: float) -> bool:
+    """Whether the tiles found in this frame deny the camera move `m`: stable tiles are
+    found, read alike, where they lay, and fewer than half as many where `m` would carry
+    them (none, with one or two). A hand sweeping over a close-up fills the
+    small picture and pulls the picture's move along with it; the tiles it does not
+    cover have stayed put (docs/decisions/hidden-tiles-from-pixels.md)."""
+    stable = [tr for tr in tracks if tr.code is not None]
+    if not stable or not len(det):
+        return False
+    here = np.array([tr.centre() for tr in stable])
+    there = here @ m[:, :2].T + m[:, 2]
+    codes = np.array([tr.last_code() for tr in stable])
+    found = det.centers.astype(np.float64)
+    alike = codes[:, None] == det.class_ids[None, :]
+
+    def matched(places: np.ndarray) -> int:
+        d = np.linalg.norm(places[:, None] - found[None], axis=2) / max(size, 1e-9)
+        return int(((d < MATCH_RADIUS) & alike).any(axis=1).sum())
+
+    stayed = matched(here)
+    return stayed > 0 and 2 * matched(there) < stayed
 
 
 def align(tracks: list[Track], det: TileDetections, since: int, size: float
