@@ -42,7 +42,8 @@ lint: $(VENV)/.installed
 ## them: bench.eval_light; blurred, darkened and overexposed where the quality gate is set:
 ## bench.eval_quality; with a painted hand where the covered-photo gate is set:
 ## bench.eval_cover), on rendered editions never seen in training (bench.eval_editions)
-## and on rendered stands of 1-3 tiers with depth in those editions (bench.eval_depth)
+## and on rendered stands of 1-3 tiers with depth in those editions (bench.eval_depth);
+## joker faces no edition of training prints, on those editions (bench.eval_jokers)
 eval: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_vision
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_table
@@ -53,6 +54,7 @@ eval: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_cover
 	$(PY) -m bench.eval_editions
 	$(PY) -m bench.eval_depth
+	$(PY) -m bench.eval_jokers
 
 ## bench: speed of the referee and of the photo path, each figure also as a ratio to a
 ## floor measured in the same run (JPEG decode + one pass of both models, bench/floor.py);
