@@ -22,7 +22,7 @@ from vision.game.tracks import SEEN, Track, height
 SAME_COVER = 3.0
 # A new find's surroundings out to this many tile heights must look as the table did
 # there (occlusion's RING_TOL, RING_CHANGED): a find on a resting hand has the hand
-# around it (docs/decisions/hidden-tiles-from-pixels.md, "Finds on the hand").
+# around it (docs/decisions/hidden-tiles-from-pixels.md, "What a resting palm brings").
 AROUND = 0.5
 
 
@@ -119,7 +119,6 @@ def out_of_view(tr: Track, frame_size: tuple[int, int] | None) -> bool:
     w, h = frame_size
     q = tr.corners
     return bool((q.min(axis=0) < 0).any() or q[:, 0].max() > w - 1 or q[:, 1].max() > h - 1)
-
 
 
 def remembered(tracks: list[Track], to_small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
