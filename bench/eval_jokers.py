@@ -9,7 +9,9 @@ held-out edition of `training.editions.HELD_OUT` (`--looks` draws of its ink and
 each), lying upright on a plain table, and read by the classifier alone on the tile's own
 quad (no detector: what is asked is the reading, not the finding). Beside it, as a
 baseline in the same run, the same edition's own joker face and its numbered tiles.
-Reported: the share read as J, and what the others were read as. Target: every unfamiliar
+Reported: the share read as J, what the others were read as, and how many of those the
+reader would mark "?" for the players to check (best probability under its
+`uncertain_below`). Target: every unfamiliar
 joker face read as J. (Training meets these faces only on its rendered stands, on 15 % of
 their jokers, `training.render3d.scene._texture`: rare.)
 """
@@ -51,9 +53,12 @@ def evaluate(models_dir=None, looks: int = 12, log=print) -> dict:
     from training.editions import HELD_OUT
     from training.render3d.tiles import UNFAMILIAR_JOKERS, unfamiliar_joker
     from vision.recognition.classify import TileClassifier
+    from vision.recognition.pipeline import TileReader
     from vision.recognition.settings import MODELS_DIR
 
     classifier = TileClassifier.load(models_dir or MODELS_DIR)
+    # below this best probability the reader marks a tile "?" for the players to check
+    unsure = TileReader.load(models_dir).uncertain_below
     faces = {kind: [] for kind in (*UNFAMILIAR_JOKERS, "own joker", "numbers")}
     for e_i, (name, edition) in enumerate(HELD_OUT.items()):
         for k in range(looks):
@@ -68,7 +73,7 @@ def evaluate(models_dir=None, looks: int = 12, log=print) -> dict:
     out = {}
     for kind, rows in faces.items():
         read = Counter()
-        right = 0
+        right = flagged = 0
         for _name, code, face, rng in rows:
             img, quad = _on_table(face, rng)
             _upright, probs = classifier.classify(img, quad[None])
@@ -76,9 +81,12 @@ def evaluate(models_dir=None, looks: int = 12, log=print) -> dict:
             right += got == code
             if got != code:
                 read[got] += 1
-        out[kind] = {"right": right, "of": len(rows), "misread_as": dict(read.most_common())}
+                flagged += float(probs[0].max()) < unsure
+        out[kind] = {"right": right, "of": len(rows), "misread_as": dict(read.most_common()),
+                     "misread_marked_unsure": flagged}
         log(f"{kind}: {right}/{len(rows)} read right"
-            + (f"; misread as {dict(read.most_common(5))}" if read else ""))
+            + (f"; misread as {dict(read.most_common(5))}, {flagged} of them marked '?' "
+               f"(best probability under {unsure})" if read else ""))
     return out
 
 
