@@ -11,8 +11,7 @@ quad (no detector: what is asked is the reading, not the finding). Beside it, as
 baseline in the same run, the same edition's own joker face and its numbered tiles.
 Reported: the share read as J, what the others were read as, and how many of those the
 reader would mark "?" for the players to check (best probability under its
-`uncertain_below`). Target: every unfamiliar
-joker face read as J. (Training meets these faces only on its rendered stands, on 15 % of
+`uncertain_below`). Target: every unfamiliar joker face read as J. (Training meets these faces only on its rendered stands, on 15 % of
 their jokers, `training.render3d.scene._texture`: rare.)
 """
 
@@ -52,13 +51,12 @@ def evaluate(models_dir=None, looks: int = 12, log=print) -> dict:
     from training import render as R
     from training.editions import HELD_OUT
     from training.render3d.tiles import UNFAMILIAR_JOKERS, unfamiliar_joker
-    from vision.recognition.classify import TileClassifier
     from vision.recognition.pipeline import TileReader
-    from vision.recognition.settings import MODELS_DIR
 
-    classifier = TileClassifier.load(models_dir or MODELS_DIR)
+    reader = TileReader.load(models_dir)
+    classifier = reader.classifier
     # below this best probability the reader marks a tile "?" for the players to check
-    unsure = TileReader.load(models_dir).uncertain_below
+    unsure = reader.uncertain_below
     faces = {kind: [] for kind in (*UNFAMILIAR_JOKERS, "own joker", "numbers")}
     for e_i, (name, edition) in enumerate(HELD_OUT.items()):
         for k in range(looks):

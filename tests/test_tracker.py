@@ -317,10 +317,8 @@ def test_a_seeded_tracker_holds_the_stored_table_from_its_first_frame():
 def _track_of(code, x, y, track_id=0):
     from vision.game.tracks import Track
 
-    t = tiles_at([(code, x, y)])
-    tr = Track(track_id, t.corners[0].astype(np.float64), len(TILE_CLASSES),
-               code=TILE_CLASSES.index(code))
-    return tr
+    corners = tiles_at([(code, x, y)]).corners[0].astype(np.float64)
+    return Track(track_id, corners, len(TILE_CLASSES), code=TILE_CLASSES.index(code))
 
 
 def test_a_camera_move_the_tiles_deny_is_not_followed():

@@ -177,15 +177,28 @@ def _around_changed(pic: Picture, quad: np.ndarray, look: PlaceLook,
     (leaving out where tiles lie now)."""
     if look.ring_xy is None or not len(look.ring_xy):
         return False
+    return surface_changed(pic, look.ring_xy + quad.mean(axis=0), look.ring_px,
+                           skip=found) is True
+
+
+def surface_changed(pic: Picture, xy: np.ndarray, then: np.ndarray, *,
+                    skip: np.ndarray | None = None,
+                    only: np.ndarray | None = None) -> bool | None:
+    """Whether the surface at points `xy` (K, 2) of the small picture, which looked
+    `then` (K, C), looks otherwise now in `RING_CHANGED` of them (each by `RING_TOL` or
+    more); points in the mask `skip`, or outside the mask `only`, left out. None where
+    fewer than `MIN_RING_PX` are left to tell."""
     h, w = pic.shape[:2]
-    xy = np.round(look.ring_xy + quad.mean(axis=0)).astype(int)
+    xy = np.round(xy).astype(int)
     ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-    if found is not None:
-        ok[ok] &= ~found[xy[ok, 1], xy[ok, 0]]
+    if skip is not None:
+        ok[ok] &= ~skip[xy[ok, 1], xy[ok, 0]]
+    if only is not None:
+        ok[ok] &= only[xy[ok, 1], xy[ok, 0]]
     if ok.sum() < MIN_RING_PX:
-        return False
+        return None
     now = pic.soft[xy[ok, 1], xy[ok, 0]]
-    changed = np.linalg.norm(now - look.ring_px[ok], axis=1) >= RING_TOL
+    changed = np.linalg.norm(now - then[ok], axis=1) >= RING_TOL
     return float(changed.mean()) >= RING_CHANGED
 
 

@@ -140,27 +140,18 @@ def on_table(pic, quad: np.ndarray, surface: tuple[np.ndarray, np.ndarray],
              every: np.ndarray) -> bool | None:
     """Whether a new find at `quad` (small-picture pixels) lies on the table as it was:
     the surface around it (out to `AROUND` tile heights, the tiles found now left out)
-    still looks as the stable tiles' looks remember it (`surface`, `remembered`). A
-    find on a resting hand has the hand around it, a tile laid has the table. None where
-    nothing is remembered there (a tile laid far from the others)."""
+    still looks as the stable tiles' looks remember it (`surface`, `remembered`;
+    `occlusion.surface_changed`). A find on a resting hand has the hand around it, a tile
+    laid has the table. None where nothing is remembered there (a tile laid far from the
+    others)."""
     import cv2
 
     pts, colours = surface
     if not len(pts):
         return None
-    h = height(quad)
-    rows, cols, local = occlusion._crop(pic.shape, quad, AROUND * h + 2)
-    place = occlusion._mask(pic.px[rows, cols].shape, local).astype(np.uint8)
-    r = max(1, int(round(AROUND * h)))
-    zone = cv2.dilate(place, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,
-                                                                           2 * r + 1)))
-    zone = zone.astype(bool) & ~every[rows, cols]
-    xy = np.round(pts).astype(int) - (cols.start, rows.start)
-    ok = ((xy[:, 0] >= 0) & (xy[:, 0] < zone.shape[1]) & (xy[:, 1] >= 0)
-          & (xy[:, 1] < zone.shape[0]))
-    ok[ok] &= zone[xy[ok, 1], xy[ok, 0]]
-    if ok.sum() < occlusion.MIN_RING_PX:
-        return None
-    now = pic.soft[rows, cols][xy[ok, 1], xy[ok, 0]]
-    changed = np.linalg.norm(now - colours[ok], axis=1) >= occlusion.RING_TOL
-    return float(changed.mean()) < occlusion.RING_CHANGED
+    r = max(1, int(round(AROUND * height(quad))))
+    zone = np.zeros(pic.shape[:2], np.uint8)
+    cv2.fillConvexPoly(zone, np.round(quad).astype(np.int32), 1)
+    zone = cv2.dilate(zone, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+    changed = occlusion.surface_changed(pic, pts, colours, skip=every, only=zone.astype(bool))
+    return None if changed is None else not changed
