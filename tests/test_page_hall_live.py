@@ -36,9 +36,31 @@ def _tournament(server):
     return made, tables
 
 
-def _counted(page, fetches: list):
-    page.on("request", lambda r: fetches.append(r.url.split("?")[0])
-            if r.resource_type in ("fetch", "xhr") and "/api/" in r.url else None)
+def _counted(page, fetches: list, in_flight: set):
+    def started(r):
+        if r.resource_type in ("fetch", "xhr") and "/api/" in r.url:
+            fetches.append(r.url.split("?")[0])
+            in_flight.add(r)
+
+    page.on("request", started)
+    page.on("requestfinished", lambda r: in_flight.discard(r))
+    page.on("requestfailed", lambda r: in_flight.discard(r))
+
+
+def _settled(page, fetches: list, in_flight: set, quiet_ms: int = 1000,
+             timeout_s: float = 30) -> None:
+    """Waits until the page has nothing in flight and started nothing for `quiet_ms`: on
+    going live a page fetches everything once more, and under load that can end well after
+    "Live" shows."""
+    deadline = time.monotonic() + timeout_s
+    seen, since = len(fetches), time.monotonic()
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+        if len(fetches) != seen or in_flight:
+            seen, since = len(fetches), time.monotonic()
+        elif (time.monotonic() - since) * 1000 >= quiet_ms:
+            return
+    raise AssertionError(f"the page kept fetching for {timeout_s} s: {fetches[-5:]}")
 
 
 def _shows_standings_within_1_s(page, server, made, since: float) -> None:
@@ -76,9 +98,10 @@ def test_the_big_screen_and_the_console_follow_changes_without_polling(server, t
         console = browser.new_context(viewport=LAPTOP).new_page()
         seen_by_screen: list[str] = []
         seen_by_console: list[str] = []
+        in_flight = {screen: set(), console: set()}
         for page, fetches in ((screen, seen_by_screen), (console, seen_by_console)):
             page.on("pageerror", lambda e: errors.append(str(e)))
-            _counted(page, fetches)
+            _counted(page, fetches, in_flight[page])
         screen.goto(f"{server.url}/screen.html?t={tid}&token={made['watch_token']}")
         console.goto(f"{server.url}/director.html?t={tid}&token={made['director_token']}")
         for page in (screen, console):
@@ -89,7 +112,8 @@ def test_the_big_screen_and_the_console_follow_changes_without_polling(server, t
         screen.evaluate("() => { window.notReloaded = true; }")
 
         # Nothing changes: nothing is fetched.
-        screen.wait_for_timeout(500)
+        _settled(screen, seen_by_screen, in_flight[screen])
+        _settled(console, seen_by_console, in_flight[console])
         quiet_screen, quiet_console = len(seen_by_screen), len(seen_by_console)
         screen.wait_for_timeout(QUIET_MS)
         assert seen_by_screen[quiet_screen:] == []

@@ -129,3 +129,46 @@ def test_a_wrong_sets_reason_at_the_pictures_edge_is_drawn_whole(server, valid_b
         assert errors == []
         context.close()
         browser.close()
+
+
+# A pixel drawn over a wrong set's reason by a tile's outline or a folded tile's dot is
+# white or grey; the reason itself is red (its green channel at most 90) on black.
+CROSSED = 120
+
+
+@pytest.mark.parametrize("key", ["rummy-8", "rummy-36"])
+def test_no_outline_or_dot_is_drawn_over_a_wrong_sets_reason(server, valid_by_key, key,
+                                                              tmp_path):
+    """At phone width the folded tiles' dots and the tiles' outlines were drawn after a
+    wrong set's reason and crossed its words ("too short" under a row of white dots): the
+    reasons are drawn last, and a dot keeps off them."""
+    import cv2
+    from playwright.sync_api import sync_playwright
+
+    photo = tmp_path / f"{key}.jpg"
+    cv2.imwrite(str(photo), valid_by_key[key].read())
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        context, page, errors = _photographed(browser, server, PHONE, photo)
+        crossed = page.evaluate("""(floor) => { const o = window.rummikub.overlay;
+            const ctx = document.querySelector('#overlay').getContext('2d');
+            return o.labelBoxes.filter(l => l.kind === 'set').map(l => {
+                // whole pixels inside the backing only
+                const [x0, y0] = l.box.slice(0, 2).map(Math.ceil);
+                const [x1, y1] = l.box.slice(2).map(Math.floor);
+                const d = ctx.getImageData(x0, y0, x1 - x0, y1 - y0).data;
+                let n = 0;
+                for (let i = 0; i < d.length; i += 4)
+                    if (Math.min(d[i], d[i + 1], d[i + 2]) > floor && d[i + 3] > 200) n++;
+                return [l.text, n]; }); }""", CROSSED)
+        assert crossed, "no wrong set's reason drawn"
+        assert [c for c in crossed if c[1] > 0] == [], crossed
+        # Nor does a folded tile's dot lie under one, darkening it.
+        under = page.evaluate("""() => { const o = window.rummikub.overlay;
+            const sets = o.labelBoxes.filter(l => l.kind === 'set').map(l => l.box);
+            return o.dots.filter(([x, y, r]) => sets.some(([x0, y0, x1, y1]) =>
+                x + r > x0 && x - r < x1 && y + r > y0 && y - r < y1)); }""")
+        assert under == []
+        assert errors == []
+        context.close()
+        browser.close()

@@ -130,7 +130,10 @@ export class Overlay {
     const placed = [];
     this.labelBoxes = [];
     this.folded = [];
-    // Sets first, so tiles and labels sit on top of the outlines.
+    this.dots = []; // [x, y, radius] of each folded tile's dot
+    // Sets first, so tiles and labels sit on top of the outlines. A wrong set's reason is
+    // placed now and drawn after the tiles: no outline or folded tile's dot may cross it.
+    const reasons = [];
     for (const set of r.sets || []) {
       const pts = set.tiles.flatMap((id) => (byId.get(id) ? byId.get(id).corners : []));
       if (pts.length < 3) continue;
@@ -154,8 +157,11 @@ export class Overlay {
           // Kept whole inside the picture: a set at its edge would cut its reason off.
           const [bx0, , bx1] = labelBox(ctx, ln, 0, 0, size);
           const half = Math.min((bx1 - bx0) / 2, r.width / 2);
-          const box = label(ctx, ln, Math.min(Math.max(top[0], half), r.width - half), y0 + i * size * 1.4, RED, size);
+          const x = Math.min(Math.max(top[0], half), r.width - half);
+          const y = y0 + i * size * 1.4;
+          const box = labelBox(ctx, ln, x, y, size);
           placed.push(box);
+          reasons.push({ text: ln, x, y, size, box });
           this.labelBoxes.push({ kind: "set", text: ln, box });
         });
       }
@@ -208,15 +214,23 @@ export class Overlay {
         continue;
       }
       this.folded.push(t.id);
-      const [x, y] = spot(0.75);
+      // The dot keeps off a wrong set's reason; where none is free it is left out (the
+      // reason is read first, and a tap still shows the tile).
+      const radius = 3.5 * unit;
+      const dot = [spot(0.75), spot(0.5), spot(0.25)].find(([x, y]) => !reasons.some((q) =>
+        overlaps(q.box, [x - 2 * radius, y - 2 * radius, x + 2 * radius, y + 2 * radius])));
+      if (!dot) continue;
+      const [x, y] = dot;
+      this.dots.push([x, y, radius]);
       ctx.beginPath();
-      ctx.arc(x, y, 3.5 * unit, 0, 2 * Math.PI);
+      ctx.arc(x, y, radius, 0, 2 * Math.PI);
       ctx.fillStyle = "rgba(0,0,0,0.78)";
       ctx.fill();
       ctx.lineWidth = 1.5 * unit;
       ctx.strokeStyle = color;
       ctx.stroke();
     }
+    for (const reason of reasons) label(ctx, reason.text, reason.x, reason.y, RED, reason.size);
     for (const back of backs) {
       ctx.lineWidth = 4 * unit;
       ctx.strokeStyle = MAGENTA;
