@@ -17,7 +17,7 @@
    moved between the photos) judged by `vision.game.turn.judge_turn`, and the tiles of rendered
    rack scenes as read and after `vision.game.rack.read_rack`.
 Targets: >= 99 % sets grouped right on rendered tables, >= 95 % on real photos, every rack
-total right.
+total right. `--json OUT` writes each part's counts too (parts skipped are named there).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -73,7 +74,7 @@ def _mapped(reading, det_to_label):
 
 
 # ----------------------------------------------------------------------------- sections
-def rendered_geometry(n: int) -> None:
+def rendered_geometry(n: int) -> dict:
     from bench.synth_tables import synth_table
     from vision.game.layout import group_lines
 
@@ -87,9 +88,10 @@ def rendered_geometry(n: int) -> None:
     print(f"rendered tables (geometry, {n} tables, {time.perf_counter() - start:.0f} s):")
     print(f"  sets grouped exactly right: {_pct(found, total)}   (target >= 99 %)")
     print(f"  tables grouped entirely right: {_pct(whole, n)}")
+    return {"tables": n, "sets": total, "sets_right": found, "tables_right": whole}
 
 
-def real_from_labels(truth, photos) -> None:
+def real_from_labels(truth, photos) -> dict:
     from training.real_data import oriented_quad
     from vision.game.layout import group_lines, upright_from_axis
 
@@ -108,9 +110,11 @@ def real_from_labels(truth, photos) -> None:
     print(f"real valid/ photos whose tiles lie in sets, from the labels ({n} photos):")
     print(f"  sets grouped exactly right: {_pct(found, total)}   (target >= 95 %)")
     print(f"  photos grouped entirely right: {_pct(whole, n)}" + (f"  wrong: {bad}" if bad else ""))
+    return {"photos": n, "sets": total, "sets_right": found, "photos_right": whole,
+            "wrong": bad}
 
 
-def real_end_to_end(truth, photos, reader, rules) -> None:
+def real_end_to_end(truth, photos, reader, rules) -> dict:
     from referee import Tile, check_set
     from vision.game.rack import read_rack
     from vision.game.table import judge_table
@@ -172,9 +176,13 @@ def real_end_to_end(truth, photos, reader, rules) -> None:
     print(f"  rack totals right: {_pct(right, len(truth.get('racks', [])))}   (target: all)")
     for line in lines:
         print(line)
+    return {"photos": n, "sets": total, "sets_right": found, "photos_grouped_right": grouped_whole,
+            "photos_right": whole, "verdicts_right": verdict_right, "wrong": bad,
+            "scatter_photos": len(truth.get("scatter", [])), "scatter_false_sets": false_sets,
+            "racks": len(truth.get("racks", [])), "rack_totals_right": right}
 
 
-def rendered_end_to_end(n: int, reader, rules) -> None:
+def rendered_end_to_end(n: int, reader, rules) -> dict:
     from bench.synth_tables import jpeg_roundtrip, render_table, synth_table
     from vision.game.table import judge_table
 
@@ -206,9 +214,12 @@ def rendered_end_to_end(n: int, reader, rules) -> None:
     print(f"  tables whose whole state is right (every tile read right too): {_pct(whole, n)}")
     print(f"  recognition: {missed} tile(s) missed, {extra} false find(s), {misread} misread; "
           f"tables with a set wrong (seeds): {wrong_tables}")
+    return {"tables": n, "sets": total, "sets_right": found, "tables_grouped_right": grouped_whole,
+            "tables_right": whole, "missed": missed, "false_finds": extra, "misread": misread,
+            "wrong_seeds": wrong_tables}
 
 
-def rendered_turns(n: int, reader, rules) -> None:
+def rendered_turns(n: int, reader, rules) -> dict:
     """Turns photographed twice (`synth_turn`): is the referee's verdict the true one?"""
     from collections import Counter
 
@@ -244,9 +255,11 @@ def rendered_turns(n: int, reader, rules) -> None:
           f"{_pct(played_right, n)}")
     print(f"  legal / not legal as the true turn: {_pct(verdict_right, n)}")
     print(f"  both right: {_pct(all_right, n)}" + (f"   wrong (seeds): {wrong}" if wrong else ""))
+    return {"turns": n, "played_right": played_right, "verdicts_right": verdict_right,
+            "both_right": all_right, "wrong_seeds": wrong}
 
 
-def rendered_racks(n: int, reader, rules) -> None:
+def rendered_racks(n: int, reader, rules) -> dict:
     """Rack scenes of the training renderer (held-out seeds): tiles read right as the photo
     reader reads them and after `read_rack` (a rack's tiles all face one way; copy counts).
 
@@ -270,6 +283,7 @@ def rendered_racks(n: int, reader, rules) -> None:
             fixed += rack.detections.codes[d] == labels[k][0]
     print(f"rendered rack scenes ({n}, renderer seeds {RACK_SEEDS:,}+): tiles read right "
           f"{_pct(raw, total)} as read, {_pct(fixed, total)} after read_rack")
+    return {"scenes": n, "tiles": total, "read_right": raw, "read_right_after_read_rack": fixed}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -287,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
                              "(vision.recognition.geometry) when "
                              "the photo is tilted (auto), or on the photo (off); default: "
                              "vision.game.layout.PLANE")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="also write the counts to this file (each part's, by name)")
     args = parser.parse_args(argv)
     if args.plane is not None:
         import vision.game.layout
@@ -295,7 +311,17 @@ def main(argv: list[str] | None = None) -> int:
 
     from referee import DEFAULT_RULES
 
-    rendered_geometry(args.rendered)
+    results: dict = {"rendered_geometry": rendered_geometry(args.rendered)}
+    try:
+        return _end_to_end(args, DEFAULT_RULES, results)
+    finally:
+        if args.json is not None:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(results, indent=1) + "\n")
+
+
+def _end_to_end(args, rules, results: dict) -> int:
+    """The parts that read photos, each one's counts added to `results` as it ends."""
     truth = json.loads(TRUTH_FILE.read_text())
     try:
         from training.real_data import load_split
@@ -303,31 +329,34 @@ def main(argv: list[str] | None = None) -> int:
         photos = {p.key: p for p in load_split("valid")}
     except FileNotFoundError as error:
         print(f"real photos: skipped ({error})")
+        results["skipped"] = [f"real photos: {error}"]
         photos = None
     if photos is not None:
-        real_from_labels(truth, photos)
+        results["real_from_labels"] = real_from_labels(truth, photos)
     try:
         from vision.recognition.pipeline import ModelsMissing, TileReader
 
         reader = TileReader.load(args.models)
     except (ImportError, ModelsMissing) as error:
         print(f"end to end: skipped ({error})")
+        results.setdefault("skipped", []).append(f"end to end: {error}")
         return 0
     if photos is not None:
-        real_end_to_end(truth, photos, reader, DEFAULT_RULES)
+        results["real_end_to_end"] = real_end_to_end(truth, photos, reader, rules)
     if args.rendered_photos:
         try:
             import PIL  # noqa: F401
         except ImportError:
             print("rendered photos end to end: skipped (Pillow not installed: the train extra)")
+            results.setdefault("skipped", []).append("rendered photos: Pillow not installed")
         else:
-            rendered_end_to_end(args.rendered_photos, reader, DEFAULT_RULES)
+            results["rendered_end_to_end"] = rendered_end_to_end(args.rendered_photos, reader,
+                                                                 rules)
             if args.turns:
-                rendered_turns(args.turns, reader, DEFAULT_RULES)
+                results["rendered_turns"] = rendered_turns(args.turns, reader, rules)
             if args.racks:
-                rendered_racks(args.racks, reader, DEFAULT_RULES)
+                results["rendered_racks"] = rendered_racks(args.racks, reader, rules)
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -194,7 +194,8 @@ def _tiles_geometry(shape, quads: np.ndarray):
     return height, on_tiles, area, tile_area
 
 
-def smooth_skin(picture: np.ndarray, quads: np.ndarray) -> float:
+def smooth_skin(picture: np.ndarray, quads: np.ndarray, geometry=None,
+                lab_full: np.ndarray | None = None) -> float:
     """The largest piece of smooth skin-coloured pixels reaching `SMOOTH_IN` tile areas into
     the tiles' area of a BGR `picture` whose tiles lie at `quads` (N >= 1), in tile areas
     (the whole piece, the arm beyond the tiles' area too).
@@ -202,10 +203,12 @@ def smooth_skin(picture: np.ndarray, quads: np.ndarray) -> float:
     Smooth: the local spread of lightness (over `GRAIN` tile heights) under `SMOOTHER`
     times the table's (its median over the ring of table around the tiles). Wood grain,
     cloth weave and marble veins are rough at that scale, a hand's skin is not, so a hand
-    coloured like the wooden table still stands out. Opened by `SMOOTH_OPEN` tile heights."""
+    coloured like the wooden table still stands out. Opened by `SMOOTH_OPEN` tile heights.
+    `geometry`, `lab_full`: `_tiles_geometry` of these tiles and `_lab` of the picture,
+    where the caller has them already."""
     import cv2
 
-    height, on_tiles, area, tile_area = _tiles_geometry(picture.shape, quads)
+    height, on_tiles, area, tile_area = geometry or _tiles_geometry(picture.shape, quads)
     lightness = cv2.cvtColor(picture, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float32)
     k = max(3, int(round(GRAIN * height)) | 1)
     mean = cv2.blur(lightness, (k, k))
@@ -215,7 +218,8 @@ def smooth_skin(picture: np.ndarray, quads: np.ndarray) -> float:
     if not ring.any():
         return 0.0
     table = float(np.median(spread[ring]))
-    smooth = (spread < SMOOTHER * table) & ~on_tiles & _skin_like(_lab(picture))
+    lab_full = _lab(picture) if lab_full is None else lab_full
+    smooth = (spread < SMOOTHER * table) & ~on_tiles & _skin_like(lab_full)
     opened = cv2.morphologyEx(smooth.astype(np.uint8), cv2.MORPH_OPEN,
                               _disc(max(1, int(round(SMOOTH_OPEN * height)))))
     n, pieces = cv2.connectedComponents(opened)
@@ -239,13 +243,15 @@ def _beyond_colour(lab: np.ndarray, area: np.ndarray):
     return colour, _tolerance(d)
 
 
-def foreign_mask(picture: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+def foreign_mask(picture: np.ndarray, quads: np.ndarray, geometry=None,
+                 lab_full: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """(foreign pixels, the tiles' area, one tile's area in px) of a BGR `picture` whose
-    tiles lie at `quads` (N, 4, 2) in its pixels (N >= 1)."""
+    tiles lie at `quads` (N, 4, 2) in its pixels (N >= 1). `geometry` and `lab_full`:
+    `_tiles_geometry` and `_lab` of them, where the caller has them already."""
     import cv2
 
-    height, on_tiles, area, tile_area = _tiles_geometry(picture.shape, quads)
-    lab_full = _lab(picture)
+    height, on_tiles, area, tile_area = geometry or _tiles_geometry(picture.shape, quads)
+    lab_full = _lab(picture) if lab_full is None else lab_full
     lab = lab_full.copy()
     lab[..., 0] *= LIGHTNESS_WEIGHT
 
@@ -293,19 +299,22 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray) -> Cover:
     picture = cv2.resize(np.ascontiguousarray(image_bgr), (WIDTH, max(1, round(h * scale))),
                          interpolation=cv2.INTER_AREA)
     quads = corners * scale
-    foreign, area, tile_area = foreign_mask(picture, quads)
+    # Worked out once: the three steps look at the same tiles and colours.
+    geometry = _tiles_geometry(picture.shape, quads)
+    lab_full = _lab(picture)
+    foreign, area, tile_area = foreign_mask(picture, quads, geometry, lab_full)
     n, pieces = cv2.connectedComponents(foreign.astype(np.uint8))
     inside = np.bincount(pieces[foreign & area], minlength=n)[1:] if n > 1 else np.zeros(1)
     candidates = np.nonzero(inside >= MAX_AREA * tile_area)[0]
     if len(candidates):
-        height, on_tiles, _area, _tile_area = _tiles_geometry(picture.shape, quads)
-        lab = _lab(picture)
+        height, on_tiles = geometry[:2]
+        lab = lab_full.copy()
         lab[..., 0] *= LIGHTNESS_WEIGHT
         for i in candidates:
             if _outline(lab, on_tiles, height, pieces == i + 1) < OUTLINE:
                 inside[i] = 0  # no edge against the table around it: a shade or a grain
     return Cover(float(inside.max(initial=0)) / max(tile_area, 1.0), len(corners),
-                 smooth_skin(picture, quads))
+                 smooth_skin(picture, quads, geometry, lab_full))
 
 
 def _outline(lab: np.ndarray, on_tiles: np.ndarray, height: float, piece: np.ndarray) -> float:
