@@ -222,14 +222,17 @@ def test_a_palm_moving_over_tiles_and_resting_changes_nothing(real_photos_dir, t
 @pytest.mark.parametrize("key, tone, why", [
     ("rummy3-29", 5, "a joker found on the resting palm"),
     ("rummy3-7", 2, "the palm's sweep over a close-up taken for the camera's move"),
-    ("rummy-36", 0, "a faint find read K8, K9, K10 joining while the runs were short")])
+    ("rummy-36", 0, "a faint find read K8, K9, K10 joining while the runs were short"),
+    ("rummy3-33", 0, "a find that had flickered before the hand, three frames after it"),
+    ("rummy-34", 0, "a knot in the wood beside the palm that had flickered before it")])
 def test_what_a_resting_palm_brings_never_joins_the_table(real_photos_dir, tile_reader, key,
                                                           tone, why):
-    """Three passes of `bench.eval_moving_hands` that each added a tile nobody laid: a find
+    """Five passes of `bench.eval_moving_hands` that each added a tile nobody laid: a find
     on the palm (something not the table lies around it: `places.on_table`), every track
     carried two tile heights off by a hand's sweep (the tiles still found where they lay
     deny it: `tracks._denied`), a find read otherwise from frame to frame (it holds twice
-    as long: `tracker.TORN_HOLD`)."""
+    as long: `tracker.TORN_HOLD`); and two that had come and gone while nothing moved
+    before the hand (their places are remembered: a find there holds the whole window)."""
     from bench.eval_moving_hands import film
     from tests.tracker_helpers import valid_photos
     from training.real_data import load_split

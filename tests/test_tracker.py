@@ -363,3 +363,25 @@ def test_a_new_find_read_otherwise_from_frame_to_frame_waits_twice_as_long():
     settle(tracker, SET_A, 4)
     joined = [len(tracker.push(tiles_at(SET_A + knot)).stable) == 4 for _ in range(4)]
     assert joined == [False, False, True, True]
+
+
+def test_a_find_that_came_and_went_while_nothing_moved_holds_the_whole_window():
+    """A knot the detector takes now and then (rummy3-33): found, missed while the table
+    was still, gone for longer than the window, then found three frames in a row by chance.
+    Its place is remembered: it joins only after holding `window` frames. A tile laid where
+    nothing flickered joins after `hold`."""
+    knot = [("K3", 400.0, 300.0)]
+    tracker = TableTracker(hold=3, window=8)
+    settle(tracker, SET_A, 4)
+    for found in (True, True, False, True) + (False,) * 12:  # flickers, then gone 12 frames
+        update = tracker.push(tiles_at(SET_A + (knot if found else [])))
+        assert len(update.stable) == 3
+    joined = [len(tracker.push(tiles_at(SET_A + knot)).stable) == 4 for _ in range(9)]
+    assert joined == [False] * 7 + [True, True]
+    # where nothing came and went: `hold` frames
+    tracker = TableTracker(hold=3, window=8)
+    settle(tracker, SET_A, 4)
+    for _ in range(16):
+        tracker.push(tiles_at(SET_A))
+    joined = [len(tracker.push(tiles_at(SET_A + knot)).stable) == 4 for _ in range(4)]
+    assert joined == [False, False, True, True]

@@ -30,7 +30,10 @@ turns the frames into a *stable* table that changes only when a change has held:
      reading is the mean of its class probabilities there. A find read otherwise in some
      of those frames holds `TORN_HOLD` times as long (a knot in the wood reads K10, K9,
      J; a tile reads alike), and a find with something other than the table around it
-     (`places.on_table`: a resting hand) waits until the table shows around it again;
+     (`places.on_table`: a resting hand) waits until the table shows around it again.
+     A find that came and went while nothing moved is no tile, and its place is kept
+     (`gone_after` frames): a find there later must hold the whole `window`, as the
+     detector takes a knot in the wood now and then, three frames in a row by chance;
    - a tile's reading changes when, over the still frames of the window without a hand
      on the table, another reading was the best one in at least `hold` frames and twice
      as often as the tile's, and is twice as probable: a reading flickering for one frame
@@ -70,7 +73,7 @@ from vision.game import copies, places
 from vision.game import tracks as T
 from vision.game.occlusion import BARE, COVERED
 from vision.game.stillness import SceneMeasure
-from vision.game.tracks import Track, TrackerUpdate, height, table_of, vote
+from vision.game.tracks import Track, TrackerUpdate, table_of, vote
 from vision.game.turn import _tile_size
 from vision.recognition.detections import TileDetections
 
@@ -335,6 +338,7 @@ class TableTracker:
         by_time: list[tuple] = []  # finds held by time alone, in fewer than `hold` frames
 
         def join(tr: Track, mean: np.ndarray, since: list[int]) -> None:
+            tr.flickered = False
             tr.code = int(np.argmax(mean))
             tr.probs = mean
             added.append(tr)
@@ -363,7 +367,14 @@ class TableTracker:
                 # but a find that came while nothing moved holds `hold` frames, not a time.
                 first = next((f for f in run if f in tr.seen), None)
                 since = [] if first is None else [f for f in run if f >= first]
+                if since and k < len(since):
+                    # Came and went while nothing moved: its place is remembered, and a
+                    # find there joins only after holding the whole window (a knot in the
+                    # wood the detector takes now and then: three frames in a row by chance).
+                    tr.flickered = True
                 if not (since and k == len(since) and self._held(since)):
+                    continue
+                if tr.flickered and len(since) < self.window:
                     continue
                 if tr.off_table.intersection(since):
                     continue  # something not the table lay around it (a resting hand)
@@ -427,31 +438,8 @@ class TableTracker:
             for tr, mean, since, _agree in by_time:
                 join(tr, mean, since)
         # A table tile no frame has shown since a new find of its reading appeared
-        # elsewhere was moved there (by the turn, or its box shifted while a hand half hid
-        # it): the new find is that tile, which keeps its id, commitment and correction.
-        for tr in list(added):
-            code = tr.code
-            moved = [old for old in self._tracks.values()
-                     if old.code is not None and old is not tr and old not in added
-                     and code in (old.code, self._code(old))
-                     and not any(f in old.seen for f in joined[tr.id])]
-            if not moved:
-                continue
-            old = min(moved, key=lambda o: float(np.linalg.norm(o.centre() - tr.centre())))
-            step = float(np.linalg.norm(old.centre() - tr.centre())) / max(height(tr.corners),
-                                                                           1e-9)
-            if step >= 1.0:  # less is the same place, found again: no set changed
-                old.moves += 1
-                changes.append(f"tile {old.id} ({labels[self._code(old)]}) moved")
-            old.corners = tr.corners
-            old.seen.update(tr.seen)
-            old.last_seen = tr.last_seen
-            old.score = tr.score
-            old.unseen_still = 0
-            old.code = code
-            old.probs = tr.probs
-            added.remove(tr)
-            del self._tracks[tr.id]
+        # elsewhere was moved there: the new find is that tile (`tracks.moved_there`).
+        changes.extend(T.moved_there(self._tracks, added, joined, labels, self._code))
         changes.extend(copies.enforce(self._tracks.values(), added, reread, labels,
                                       self.rules))
         for tr in added:
@@ -468,8 +456,11 @@ class TableTracker:
         return tr.correction if tr.correction is not None else tr.code
 
     def _prune(self, frame: int) -> None:
+        # A find that flickered is remembered as long as a tile of the table that went
+        # unseen (`gone_after`): it comes back by chance.
         for tid in [tid for tid, tr in self._tracks.items()
-                    if tr.code is None and tr.last_seen < frame - self.window]:
+                    if tr.code is None and tr.last_seen < frame - (
+                        self.gone_after if tr.flickered else self.window)]:
             del self._tracks[tid]
         cutoff = frame - self.window
         for tr in self._tracks.values():

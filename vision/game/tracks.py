@@ -7,10 +7,12 @@ holding what the recent frames saw there, and the steps that bring a frame's til
   of the two tiles' heights; a detection with no track starts one;
 - `vote`: a track's reading over a set of frames (mean class probabilities, and how often
   each class was a frame's best reading);
-- `table_of`: the stable table as detections, from the tracks that hold a tile.
+- `table_of`: the stable table as detections, from the tracks that hold a tile;
+- `moved_there`: once the tracker has decided which finds join, a find that is a table
+  tile moved (its old track unseen meanwhile) is merged into that tile's track.
 
 What the frames mean for the table (when a tile joins, leaves, is re-read) is the
-tracker's: this module only keeps the evidence.
+tracker's: this module keeps the evidence and merges the tracks it is told to.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ class Track:
     state: str | None = None  # what its place shows in this frame when the frame misses it
     bare_still: int = 0  # consecutive still frames it was missing and its place was bare
     off_table: set = field(default_factory=set)  # frames a new find had no table around it
+    flickered: bool = False  # a find here came and went while nothing moved: no tile yet
 
     def centre(self) -> np.ndarray:
         return self.corners.mean(axis=0)
@@ -276,3 +279,37 @@ def table_of(tracks: list[Track], labels) -> TileDetections:
         flip_probs = np.array(flips, np.float32)
     corners = np.array([tr.corners for tr in tracks], np.float32)
     return TileDetections(corners, scores, probs, ids, labels, uncertain, flip_probs)
+
+
+def moved_there(tracks: dict[int, Track], added: list[Track], joined: dict[int, list[int]],
+                labels, code_of) -> list[str]:
+    """A table tile that no frame has shown since a new find of its reading appeared
+    elsewhere was moved there (by the turn, or its box shifted while a hand half hid it):
+    the new find is that tile, which keeps its id, commitment and correction. `added`: the
+    finds joining now (those taken over are removed from it and from `tracks`);
+    `joined[id]`: the still frames each was seen in; `code_of(track)`: its reading, a
+    player's correction first. Returns the changes ("tile 4 (K7) moved")."""
+    changes = []
+    for tr in list(added):
+        code = tr.code
+        moved = [old for old in tracks.values()
+                 if old.code is not None and old is not tr and old not in added
+                 and code in (old.code, code_of(old))
+                 and not any(f in old.seen for f in joined[tr.id])]
+        if not moved:
+            continue
+        old = min(moved, key=lambda o: float(np.linalg.norm(o.centre() - tr.centre())))
+        step = float(np.linalg.norm(old.centre() - tr.centre())) / max(height(tr.corners), 1e-9)
+        if step >= 1.0:  # less is the same place, found again: no set changed
+            old.moves += 1
+            changes.append(f"tile {old.id} ({labels[code_of(old)]}) moved")
+        old.corners = tr.corners
+        old.seen.update(tr.seen)
+        old.last_seen = tr.last_seen
+        old.score = tr.score
+        old.unseen_still = 0
+        old.code = code
+        old.probs = tr.probs
+        added.remove(tr)
+        del tracks[tr.id]
+    return changes
