@@ -67,11 +67,16 @@ def test_a_socket_sending_too_fast_is_told_and_then_closed(client, app):
         for _ in range(SOCKET_BURST + 5):
             ws.send_text('{"type": "ping"}')
         ws.send_text('{"type": "ping"}')
-        answers = [ws.receive_json() for _ in range(SOCKET_BURST + 1)]
+        # Read up to the refusal, which is said once. A socket that reads slower than the
+        # server answers loses its oldest answers (its queue holds 16: `frames.offer`), so
+        # under load fewer than the burst's pongs may come before it, never more.
+        answers = []
+        while not answers or answers[-1]["type"] != "error":
+            answers.append(ws.receive_json())
+            assert len(answers) <= SOCKET_BURST + 1, answers
         pongs = [a for a in answers if a["type"] == "pong"]
-        errors = [a for a in answers if a["type"] == "error"]
-        assert len(errors) == 1 and "too many messages" in errors[0]["detail"]
-        assert SOCKET_BURST <= len(pongs) <= SOCKET_BURST + 1
+        assert "too many messages" in answers[-1]["detail"]
+        assert 1 <= len(pongs) == len(answers) - 1 <= SOCKET_BURST
         # A flood: the socket is closed with the reason.
         for _ in range(150):
             ws.send_text('{"type": "ping"}')
