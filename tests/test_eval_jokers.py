@@ -21,3 +21,7 @@ def test_unfamiliar_star_and_logo_jokers_read_as_jokers():
         assert out[kind]["of"] == 9 and out[kind]["right"] == 9, (kind, out[kind])
     # what the butterfly is taken for is said, tile by tile
     assert sum(out["butterfly"]["misread_as"].values()) == 9 - out["butterfly"]["right"]
+    # the whole reader, on a table with the tile in a run: its baseline reads right
+    for kind in ("own joker", "numbers"):
+        assert out[kind]["whole_reader"] == {"read right": 9}, (kind, out[kind])
+    assert all(sum(v["whole_reader"].values()) == 9 for v in out.values())

@@ -41,6 +41,7 @@ import cv2
 import numpy as np
 
 from training import render as R
+from training.joker_faces import draw_emblem
 from vision.recognition.labels import TILE_CLASSES
 
 FONT = {name.split(".")[0]: i for i, name in enumerate(R.FONT_FILES)}
@@ -60,7 +61,7 @@ INKS = {  # slot -> family -> BGR colours
           "yellow": [(25, 185, 240), (20, 200, 230), (40, 210, 245), (10, 170, 220)],
           "green": [(60, 150, 40), (40, 130, 20), (90, 170, 60), (70, 160, 0)]},
 }
-JOKER_FACES = ("smiley", "smiley_filled", "star")
+JOKER_FACES = ("smiley", "smiley_filled", "star")  # "emblem": `with_emblem_jokers`
 LOGOS = ("none", "emboss", "print")
 
 
@@ -100,13 +101,16 @@ class Edition:
 
     def look(self, code: str, rng: np.random.Generator) -> tuple:
         """A hashable face style for `code` (`training.render` draws it)."""
+        joker = self.joker
         if code == "J":
             ink = self.joker_inks[int(rng.integers(2))]
+            if joker == "emblem":  # every joker a picture of its own (training.joker_faces)
+                joker = f"emblem:{int(rng.integers(1 << 30))}"
         else:
             ink = self.ink(code[0])
         scale = int(np.clip(self.scale + rng.normal(0, 2), 70, 125))
         return ("look", self.body, ink, self.font, scale, self.ring, self.number_y, self.logo,
-                self.logo_ink, self.joker, self.stretch, self.weight)
+                self.logo_ink, joker, self.stretch, self.weight)
 
 
 def _pick(rng, seq):
@@ -215,6 +219,8 @@ def edition_face(code: str, look: tuple) -> np.ndarray:
             R._draw_smiley(face, inkf, cx, cy, r)
         elif joker == "smiley_filled":
             _filled_smiley(face, inkf, body, cx, cy, r)
+        elif joker.startswith("emblem:"):
+            draw_emblem(face, inkf, body, cx, cy, r, int(joker.split(":")[1]))
         else:
             _star_joker(face, inkf, cx, cy, r, font)
     else:
@@ -588,6 +594,24 @@ def _hand(rng, img: np.ndarray, scale: float, edition: Edition):
     return labels
 
 
+def with_emblem_jokers(edition: Edition) -> Edition:
+    """`edition` whose every joker shows a random picture (`training.joker_faces`)."""
+    return replace(edition, joker="emblem")
+
+
+def _scene_jokers(rng, cv, scale, edition):
+    """Sets with a joker in each, on a table: the "jokers" kind, so that a joker face is
+    common enough to learn (a box holds two; each set here comes from a box of its own)."""
+    for _ in range(int(rng.integers(2, 6))):
+        codes = R._random_set(rng)
+        if rng.random() < 0.5:  # a part of a set, or a joker alone
+            codes = codes[:int(rng.integers(1, len(codes) + 1))]
+        codes[int(rng.integers(len(codes)))] = "J"
+        cv.box = R.TileBox(rng)
+        R._place_row(rng, cv, codes, edition, scale, rng.uniform(0, 2 * np.pi), flips=0.3,
+                     tries=10)
+
+
 def render_edition_scene(
     rng: np.random.Generator, edition: Edition | None = None, *, kind: str | None = None,
     width: int | None = None, height: int | None = None, light: str | None = None,
@@ -601,22 +625,24 @@ def render_edition_scene(
         width, height = (1000, 750) if rng.random() < 0.7 else (750, 1000)
     if kind is None:
         kind = str(rng.choice(SCENES, p=SCENE_WEIGHTS))
-    if kind not in SCENES:
-        raise ValueError(f"kind must be one of {SCENES}, not {kind!r}")
+    if kind not in (*SCENES, "jokers"):
+        raise ValueError(f"kind must be one of {SCENES} or 'jokers', not {kind!r}")
     if light is None:
         light = str(rng.choice(["plain", "flash", "backlight"], p=[0.7, 0.15, 0.15]))
     w, h = int(width), int(height)
     side = max(w, h)
-    if kind in ("table", "scatter", "closeup", "rack"):
+    if kind in ("table", "scatter", "closeup", "rack", "jokers"):
         # the classic scenes of training.render, in this edition
         canvas, surface = R._surface(rng, h, w)
         cv = R._Canvas(canvas, rng)
-        lo, hi = {"closeup": (0.08, 0.17), "rack": (0.035, 0.07)}.get(kind, (0.035, 0.08))
+        lo, hi = {"closeup": (0.08, 0.17), "rack": (0.035, 0.07),
+                  "jokers": (0.05, 0.14)}.get(kind, (0.035, 0.08))
         scale = side * rng.uniform(lo, hi) * edition.size
         R._clutter(rng, cv.image, cv.occupied, int(rng.integers(0, 5)), scale)
         if surface in ("dark_wood", "light_wood") and rng.random() < 0.5:
             _knots(rng, cv.image, scale)
-        getattr(R, f"_scene_{kind}")(rng, cv, scale, edition)
+        scene = _scene_jokers if kind == "jokers" else getattr(R, f"_scene_{kind}")
+        scene(rng, cv, scale, edition)
         flat = [t for t in cv.tiles if not t.get("drawn")]
         for t in sorted(flat, key=lambda t: float(t["quad"][:, 1].mean())):
             tw = float(np.linalg.norm(t["quad"][1] - t["quad"][0]))

@@ -181,6 +181,26 @@ def write_card(models_dir: Path, report: dict, *, command: str, wall_minutes: fl
                   f"{cls_meta.get('depth_share', 0)}; of the rest, the editions' share above):",
                   ""]
         lines += ["  " + line if line else "" for line in depth_doc.splitlines()]
+    if cls_meta.get("jokers_share"):
+        lines += ["", "- Random joker pictures from `training/joker_faces.py` (a share "
+                  f"{cls_meta['jokers_share']} of the classifier's rendered scenes are sets "
+                  "holding such jokers; filled blobs, rosettes, mirrored polygons and the word "
+                  "JOKER, in one or two inks; never the three faces `bench.eval_jokers` draws):",
+                  ""]
+        lines += ["  " + line if line else ""
+                  for line in _first_paragraphs(module_doc("training/joker_faces.py"), 1)
+                  .splitlines()]
+    if cls_meta.get("not_tiles_share"):
+        lines += ["", f"- Crops of no tile ({cls_meta.get('not_tile_crops', '?')}, a share "
+                  f"{cls_meta['not_tiles_share']} of each batch, a flat target) from "
+                  "`training/classifier/not_tiles.py`:", ""]
+        lines += ["  " + line if line else ""
+                  for line in _first_paragraphs(module_doc("training/classifier/not_tiles.py"),
+                                                2).splitlines()]
+    if cls_meta.get("squash_share"):
+        lines += ["", f"- A share {cls_meta['squash_share']} of the classifier's crops shrunk "
+                  "along one axis to 0.3-0.75 and stretched back, as a tile lying flat before a "
+                  "low phone."]
     for name, meta in (("detector", det_meta), ("classifier", cls_meta)):
         if meta.get("init"):
             lines += ["", f"- The {name} was fine-tuned from `{meta['init']}` (the models this "

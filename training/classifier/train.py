@@ -56,13 +56,25 @@ class Progress:
               f"{el / 60:4.1f}m eta {eta / 60:4.1f}m {extra}", flush=True)
 
 
-def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """x (N, H, W, 3) uint8 -> (N, 3, H, W) float32 normalised, photometric augmentation."""
+def augment(x: torch.Tensor, gen: torch.Generator, squash: float = 0.0) -> torch.Tensor:
+    """x (N, H, W, 3) uint8 -> (N, 3, H, W) float32 normalised, photometric augmentation.
+
+    `squash`: the share of crops shrunk along one axis to 0.3-0.75 and stretched back, as a
+    tile lying flat before a low phone (or at a lower camera's far edge) keeps only that
+    share of its pixels along the view; 0 draws nothing, so older runs repeat exactly."""
     n, h, w, _ = x.shape
     x = x.permute(0, 3, 1, 2).float()
 
     def u(lo, hi, *shape):
         return torch.rand(*shape, generator=gen) * (hi - lo) + lo
+
+    if squash:
+        for i in torch.nonzero(torch.rand(n, generator=gen) < squash).flatten().tolist():
+            f = float(u(0.3, 0.75, 1))
+            size = ((max(4, round(h * f)), w) if float(u(0, 1, 1)) < 0.5
+                    else (h, max(4, round(w * f))))
+            small = F.interpolate(x[i:i + 1], size=size, mode="area")
+            x[i:i + 1] = F.interpolate(small, size=(h, w), mode="bilinear", align_corners=False)
 
     gain = u(0.88, 1.12, n, 3, 1, 1) * u(0.6, 1.3, n, 1, 1, 1)  # white balance, exposure
     mean = x.mean(dim=(1, 2, 3), keepdim=True)
@@ -97,6 +109,17 @@ def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return (x - m) / s
 
 
+def tile_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Mean over the batch: cross-entropy (label smoothing 0.05) for a tile's crop; for a
+    crop of no tile (target -1), cross-entropy against the flat target, every output as
+    likely, so that its best probability stays low (training.classifier.not_tiles)."""
+    tile = targets >= 0
+    loss = F.cross_entropy(logits[tile], targets[tile], label_smoothing=0.05, reduction="sum")
+    if not bool(tile.all()):
+        loss = loss - F.log_softmax(logits[~tile], 1).mean(1).sum()
+    return loss / len(targets)
+
+
 def build_data(args, deadline_data: float):
     real_x, real_y = data.real_crops("train", SIZE, copies=args.real_copies, seed=args.seed,
                                      strength=args.jitter, heavy=args.heavy,
@@ -105,7 +128,15 @@ def build_data(args, deadline_data: float):
     syn_x, syn_y = data.synthetic_crops(n_syn, SIZE, seed=args.seed + 1, deadline=deadline_data,
                                         strength=args.jitter, heavy=args.heavy,
                                         heavy_max=args.heavy_max, editions=args.editions,
-                                        depth=args.depth)
+                                        depth=args.depth, jokers=args.jokers)
+    if args.not_tiles:
+        from training.classifier.not_tiles import not_tile_crops
+        from vision.recognition.detect import TileDetector
+
+        neg_x = not_tile_crops(SIZE, args.seed + 3, TileDetector.load(args.detector))
+        # target -1: no tile (a flat target over every output, below)
+        syn_x = np.concatenate([syn_x, neg_x])
+        syn_y = np.concatenate([syn_y, np.full(len(neg_x), -1, np.int64)])
     return real_x, real_y, syn_x, syn_y
 
 
@@ -183,6 +214,16 @@ def main(argv=None) -> int:
     p.add_argument("--heavy-max", type=float, default=4.0)
     p.add_argument("--depth", type=float, default=0.0,
                    help="share of synthetic scenes that are stands with depth (training.render3d)")
+    p.add_argument("--jokers", type=float, default=0.0,
+                   help="share of synthetic scenes of sets holding jokers with random faces "
+                        "(training.joker_faces)")
+    p.add_argument("--squash", type=float, default=0.0,
+                   help="share of crops shrunk along one axis and stretched back (a low view)")
+    p.add_argument("--not-tiles", type=float, default=0.0,
+                   help="share of each batch that is crops of no tile, with a flat target "
+                        "(training.classifier.not_tiles)")
+    p.add_argument("--detector", type=Path, default=Path("models"),
+                   help="the detector whose finds on no tile --not-tiles collects")
     p.add_argument("--editions", type=float, default=0.0,
                    help="share of synthetic scenes in other editions (training.editions)")
     p.add_argument("--init-onnx", type=Path, default=None,
@@ -191,6 +232,9 @@ def main(argv=None) -> int:
     p.add_argument("--real-share", type=float, default=0.5,
                    help="share of real crops in each batch")
     args = p.parse_args(argv)
+    if not 0 <= args.not_tiles < 1 - args.real_share or not 0 <= args.squash <= 1:
+        p.error("--not-tiles must lie in 0 .. 1 - --real-share (the rest are rendered tiles) "
+                "and --squash in 0 .. 1")
 
     t_start = time.perf_counter()
     budget = args.minutes * 60
@@ -201,8 +245,11 @@ def main(argv=None) -> int:
     x = np.concatenate([real_x, syn_x])
     y = np.concatenate([real_y, syn_y])
     # draw real crops as often as synthetic ones (per sample weight)
-    w = np.concatenate([np.full(len(real_x), args.real_share / len(real_x)),
-                        np.full(len(syn_x), (1 - args.real_share) / max(len(syn_x), 1))])
+    neg = syn_y < 0
+    w_syn = np.full(len(syn_x), (1 - args.real_share - args.not_tiles)
+                    / max(int((~neg).sum()), 1))
+    w_syn[neg] = args.not_tiles / max(int(neg.sum()), 1)
+    w = np.concatenate([np.full(len(real_x), args.real_share / len(real_x)), w_syn])
     w /= w.sum()
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     print(f"data: {len(real_x)} real + {len(syn_x)} synthetic crops "
@@ -238,7 +285,7 @@ def main(argv=None) -> int:
         for g in opt.param_groups:
             g["lr"] = lr
         idx = rng.choice(len(x), args.batch, p=w)
-        xb = augment(xt[idx], gen)
+        xb = augment(xt[idx], gen, args.squash)
         yb = yt[idx]
         model.train()
         if args.init_onnx:
@@ -246,15 +293,16 @@ def main(argv=None) -> int:
 
             freeze_batch_norm(model)
         logits = model(xb)
-        loss = F.cross_entropy(logits, yb, label_smoothing=0.05)
+        loss = tile_loss(logits, yb)
+        tile = yb >= 0
         opt.zero_grad()
         loss.backward()
         opt.step()
         step += 1
         lv = float(loss.detach())
         loss_avg = lv if loss_avg is None else 0.98 * loss_avg + 0.02 * lv
-        seen_correct += int((logits.argmax(1) == yb).sum())
-        seen += len(yb)
+        seen_correct += int((logits[tile].argmax(1) == yb[tile]).sum())
+        seen += int(tile.sum())
         done = progress()
         bar.update(step if steps else int(1000 * min(done, 1.0)),
                    f"step {step} loss {loss_avg:.3f} acc {seen_correct / max(seen, 1):.3f} "
@@ -267,9 +315,13 @@ def main(argv=None) -> int:
         "trained": {"steps": steps, "batch": args.batch, "seed": args.seed,
                     "init": str(args.init_onnx) if args.init_onnx else None,
                     "editions_share": args.editions, "depth_share": args.depth,
+                    "jokers_share": args.jokers, "not_tiles_share": args.not_tiles,
+                    "squash_share": args.squash,
+                    "not_tile_crops": int((syn_y < 0).sum()),
                     "real_share": args.real_share,
                     "lr": args.lr,
-                    "real_crops": int(len(real_x)), "synthetic_crops": int(len(syn_x)),
+                    "real_crops": int(len(real_x)),
+                    "synthetic_crops": int((syn_y >= 0).sum()),
                     "minutes": round(train_s / 60, 2), "threads": args.threads,
                     "command": "python -m training.classifier.train " + " ".join(
                         argv if argv is not None else sys.argv[1:])},
