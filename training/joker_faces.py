@@ -51,7 +51,7 @@ def draw_emblem(face: np.ndarray, ink, body, cx: float, cy: float, r: float, see
     c = np.array([cx, cy], np.float64) * SS
     rr = r * SS * rng.uniform(0.85, 1.1)
     two = rng.random() < 0.35
-    globals()[f"_{family_of(seed)}"](rng, first, second if two else first, c, rr)
+    DRAW[family_of(seed)](rng, first, second if two else first, c, rr)
     size = (w, h)
     for m, colour in ((first, ink), (second, SECOND_INKS[int(rng.integers(4))])):
         if not m.any():
@@ -148,3 +148,6 @@ def _word(rng, m, m2, c, r):
     a0 = rng.uniform(0, 2 * math.pi)
     _poly(m2, [(top[0] + s * math.cos(a0 + 2 * math.pi * i / n),
                 top[1] + s * math.sin(a0 + 2 * math.pi * i / n)) for i in range(n)])
+
+
+DRAW = {"blob": _blob, "rosette": _rosette, "mirrored": _mirrored, "word": _word}

@@ -25,7 +25,6 @@ import time
 import cv2
 import numpy as np
 
-from training.real_data import oriented_quad
 from vision.recognition.rectify import canonical_quad, rectify_tiles
 
 LOW_THRESHOLD = 0.1  # detector score: finds well under the shipped 0.4 are the hard ones
@@ -77,8 +76,8 @@ def not_tile_crops(size, seed: int, detector, real_per_photo: int = 6,
     crops, counts = [], {"real background": 0, "real finds": 0, "rendered finds": 0}
     for photo, tiles in real_tiles("train"):
         image = photo.read()
-        quads = [q for _c, q in tiles]
-        mask = _mask(image.shape, [oriented_quad(t.polygon) for t in photo.tiles], 0.2)
+        quads = [q for _c, q in tiles]  # each label polygon's rectangle
+        mask = _mask(image.shape, quads, 0.2)
         sides = np.array([sorted((np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])))
                           for q in quads])
         side = tuple(np.median(sides, 0))
