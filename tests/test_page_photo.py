@@ -174,3 +174,35 @@ def test_a_lost_connection_is_said_in_the_page_language(server, locale, words):
         expect(page.locator("#toast")).to_contain_text(words)
         assert "server.page" not in page.locator("#toast").inner_text()
         browser.close()
+
+
+def test_a_photo_that_cannot_be_sent_leaves_the_judged_photo_up(server):
+    """The headline and the picture speak of the same photo: a table photo sent while the
+    server cannot be reached does not take the judged photo's place under its verdict."""
+    from playwright.sync_api import expect, sync_playwright
+
+    before, after = turn_photos()
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        context = phone_context(browser, server)
+        page = context.new_page()
+        page.goto(server.join_url)
+        names = page.locator("#players .player")
+        names.nth(0).fill("Ann")
+        names.nth(1).fill("Ben")
+        page.uncheck("#timer-on")
+        page.click("#create-game")
+        page.click("#start-round")
+        expect(page.locator("#screen-play")).to_be_visible()
+        page.locator("#table-photo").set_input_files(str(before))
+        expect(page.locator("#table-line")).to_have_text("The table is valid", timeout=30_000)
+        judged = page.evaluate("() => document.querySelector('#photo').src")
+        assert "/photos/" in judged
+
+        context.set_offline(True)
+        page.locator("#table-photo").set_input_files(str(after))
+        expect(page.locator("#toast")).to_contain_text("The server cannot be reached")
+        expect(page.locator("#table-line")).to_have_text("The table is valid")
+        assert page.evaluate("() => document.querySelector('#photo').src") == judged
+        assert page.evaluate("() => window.rummikub.overlay.reading !== null")
+        browser.close()

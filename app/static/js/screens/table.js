@@ -347,7 +347,11 @@ async function sendTablePhoto(file, { keepLive = false } = {}) {
   const reading = await guard(() => api.photo(file));
   if (reading && keepLive && state.mode && state.mode.live) state.samplePhoto = reading.photo_id;
   if (reading) setReading(reading);
-  else renderSummary();
+  else {
+    // Refused or never sent: the photo that was judged comes back under its verdict.
+    renderSummary();
+    renderStage();
+  }
   return reading;
 }
 
