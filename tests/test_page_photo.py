@@ -186,6 +186,13 @@ def test_a_photo_that_cannot_be_sent_leaves_the_judged_photo_up(server):
         browser = launch(pw)
         context = phone_context(browser, server)
         page = context.new_page()
+        # Every object URL the page makes and lets go, to see that none is left behind.
+        page.add_init_script("""
+            window.blobsHeld = new Set();
+            const make = URL.createObjectURL, free = URL.revokeObjectURL;
+            URL.createObjectURL = (o) => { const u = make(o); window.blobsHeld.add(u); return u; };
+            URL.revokeObjectURL = (u) => { window.blobsHeld.delete(u); free(u); };
+        """)
         page.goto(server.join_url)
         names = page.locator("#players .player")
         names.nth(0).fill("Ann")
@@ -198,6 +205,8 @@ def test_a_photo_that_cannot_be_sent_leaves_the_judged_photo_up(server):
         expect(page.locator("#table-line")).to_have_text("The table is valid", timeout=30_000)
         judged = page.evaluate("() => document.querySelector('#photo').src")
         assert "/photos/" in judged
+        # the photo shown while it was on its way is let go once the judged one is up
+        assert page.evaluate("() => window.blobsHeld.size") == 0
 
         context.set_offline(True)
         page.locator("#table-photo").set_input_files(str(after))
@@ -205,4 +214,5 @@ def test_a_photo_that_cannot_be_sent_leaves_the_judged_photo_up(server):
         expect(page.locator("#table-line")).to_have_text("The table is valid")
         assert page.evaluate("() => document.querySelector('#photo').src") == judged
         assert page.evaluate("() => window.rummikub.overlay.reading !== null")
+        assert page.evaluate("() => window.blobsHeld.size") == 0
         browser.close()

@@ -334,11 +334,17 @@ export function stopCamera() {
   state.mode = null;
 }
 
+let localPhoto = null; // the object URL of the photo being sent, while it is shown
+
 async function sendTablePhoto(file, { keepLive = false } = {}) {
   $("#stage-empty").hidden = true;
   const img = $("#photo");
   if (state.mode && (!state.mode.live || keepLive)) {
-    img.src = URL.createObjectURL(file);
+    // The photo on its way is shown at once; its blob is let go once the page shows
+    // another picture (at most one is kept: a photo after a photo frees the first).
+    if (localPhoto) URL.revokeObjectURL(localPhoto);
+    localPhoto = URL.createObjectURL(file);
+    img.src = localPhoto;
     img.hidden = false;
   }
   overlay.clear();
@@ -351,6 +357,10 @@ async function sendTablePhoto(file, { keepLive = false } = {}) {
     // Refused or never sent: the photo that was judged comes back under its verdict.
     renderSummary();
     renderStage();
+  }
+  if (localPhoto && img.src !== localPhoto) {
+    URL.revokeObjectURL(localPhoto);
+    localPhoto = null;
   }
   return reading;
 }
