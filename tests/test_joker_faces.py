@@ -48,6 +48,30 @@ def test_emblem_jokers_differ_joker_to_joker_and_numbers_are_untouched():
                           E.edition_face("R7", plain.look("R7", np.random.default_rng(9))))
 
 
+def test_jokers_of_some_families_only():
+    """`with_emblem_jokers(edition, families)` draws its jokers from those families only:
+    the same seed draws the picture of its family among them (the `--joker-families` of
+    training.classifier.train)."""
+    rng = np.random.default_rng(5)
+    base = E.random_edition(rng)
+    some = E.with_emblem_jokers(base, ("rosette", "mirrored"))
+    looks = [some.look("J", rng) for _ in range(8)]
+    assert all(look[9].startswith("emblem/rosette+mirrored:") for look in looks)
+    for look in looks:
+        seed = int(look[9].split(":")[1])
+        family = F.family_of(seed, ("rosette", "mirrored"))
+        # drawn as that family is drawn alone
+        alone = list(look)
+        alone[9] = f"emblem/{family}:{seed}"
+        assert np.array_equal(E.edition_face("J", look), E.edition_face("J", tuple(alone)))
+    assert {F.family_of(int(k[9].split(":")[1]), ("rosette", "mirrored")) for k in looks} == \
+        {"rosette", "mirrored"}
+    with pytest.raises(ValueError, match="joker families"):
+        E.with_emblem_jokers(base, ("ellipse",))
+    with pytest.raises(ValueError, match="joker families"):
+        E.with_emblem_jokers(base, ())
+
+
 def test_other_editions_draw_as_before():
     """An edition without emblems draws nothing more for its jokers: the held-out
     editions' evaluation scenes stay the same."""
@@ -80,3 +104,15 @@ def test_jokers_scenes_make_jokers_common_in_the_crops():
 
     _x, y = synthetic_crops(40, (32, 44), seed=2, jokers=1.0, log=lambda *_: None)
     assert (y % 53 == 52).mean() > 0.15  # label 52 is J, upright or turned
+
+
+def test_training_refuses_unknown_joker_families(capsys):
+    """`--joker-families` names families of training.joker_faces, or the run stops (exit 2)
+    with the ones there are, before any data is made."""
+    pytest.importorskip("torch")  # the train extra
+    from training.classifier import train
+
+    with pytest.raises(SystemExit) as stop:
+        train.main(["--joker-families", "rosette,butterfly", "--out", "/nonexistent/x"])
+    assert stop.value.code == 2
+    assert "blob, rosette, mirrored, word" in capsys.readouterr().err

@@ -41,7 +41,7 @@ import cv2
 import numpy as np
 
 from training import render as R
-from training.joker_faces import draw_emblem
+from training.joker_faces import FAMILIES, draw_emblem
 from vision.recognition.labels import TILE_CLASSES
 
 FONT = {name.split(".")[0]: i for i, name in enumerate(R.FONT_FILES)}
@@ -104,8 +104,9 @@ class Edition:
         joker = self.joker
         if code == "J":
             ink = self.joker_inks[int(rng.integers(2))]
-            if joker == "emblem":  # every joker a picture of its own (training.joker_faces)
-                joker = f"emblem:{int(rng.integers(1 << 30))}"
+            if joker.startswith("emblem") and ":" not in joker:
+                # every joker a picture of its own (training.joker_faces)
+                joker = f"{joker}:{int(rng.integers(1 << 30))}"
         else:
             ink = self.ink(code[0])
         scale = int(np.clip(self.scale + rng.normal(0, 2), 70, 125))
@@ -219,8 +220,10 @@ def edition_face(code: str, look: tuple) -> np.ndarray:
             R._draw_smiley(face, inkf, cx, cy, r)
         elif joker == "smiley_filled":
             _filled_smiley(face, inkf, body, cx, cy, r)
-        elif joker.startswith("emblem:"):
-            draw_emblem(face, inkf, body, cx, cy, r, int(joker.split(":")[1]))
+        elif joker.startswith("emblem"):
+            kind, seed = joker.split(":")
+            families = tuple(kind.split("/")[1].split("+")) if "/" in kind else FAMILIES
+            draw_emblem(face, inkf, body, cx, cy, r, int(seed), families)
         else:
             _star_joker(face, inkf, cx, cy, r, font)
     else:
@@ -594,9 +597,15 @@ def _hand(rng, img: np.ndarray, scale: float, edition: Edition):
     return labels
 
 
-def with_emblem_jokers(edition: Edition) -> Edition:
-    """`edition` whose every joker shows a random picture (`training.joker_faces`)."""
-    return replace(edition, joker="emblem")
+def with_emblem_jokers(edition: Edition, families: tuple | None = None) -> Edition:
+    """`edition` whose every joker shows a random picture (`training.joker_faces`), of
+    `families` only where given (a joker "emblem/rosette+mirrored:<seed>")."""
+    if families is None:
+        return replace(edition, joker="emblem")
+    unknown = sorted(set(families) - set(FAMILIES))
+    if unknown or not families:
+        raise ValueError(f"joker families: some of {FAMILIES}, not {unknown or 'none'}")
+    return replace(edition, joker="emblem/" + "+".join(families))
 
 
 def _scene_jokers(rng, cv, scale, edition):

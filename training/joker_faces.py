@@ -37,13 +37,14 @@ SECOND_INKS = ((40, 35, 200), (30, 30, 32), (170, 90, 20), (20, 120, 235))
 SS = 4  # supersampling of the drawn mask
 
 
-def family_of(seed: int) -> str:
-    return FAMILIES[seed % len(FAMILIES)]
+def family_of(seed: int, families: tuple = FAMILIES) -> str:
+    return families[seed % len(families)]
 
 
-def draw_emblem(face: np.ndarray, ink, body, cx: float, cy: float, r: float, seed: int):
+def draw_emblem(face: np.ndarray, ink, body, cx: float, cy: float, r: float, seed: int,
+                families: tuple = FAMILIES):
     """Paint a random joker picture of about radius `r` centred on (cx, cy) into the
-    float32 BGR `face`, in `ink` (and sometimes a second ink)."""
+    float32 BGR `face`, in `ink` (and sometimes a second ink), of one of `families`."""
     rng = np.random.default_rng(seed)
     h, w = face.shape[:2]
     first = np.zeros((h * SS, w * SS), np.uint8)
@@ -51,7 +52,7 @@ def draw_emblem(face: np.ndarray, ink, body, cx: float, cy: float, r: float, see
     c = np.array([cx, cy], np.float64) * SS
     rr = r * SS * rng.uniform(0.85, 1.1)
     two = rng.random() < 0.35
-    DRAW[family_of(seed)](rng, first, second if two else first, c, rr)
+    DRAW[family_of(seed, families)](rng, first, second if two else first, c, rr)
     size = (w, h)
     for m, colour in ((first, ink), (second, SECOND_INKS[int(rng.integers(4))])):
         if not m.any():

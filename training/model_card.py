@@ -182,11 +182,12 @@ def write_card(models_dir: Path, report: dict, *, command: str, wall_minutes: fl
                   ""]
         lines += ["  " + line if line else "" for line in depth_doc.splitlines()]
     if cls_meta.get("jokers_share"):
+        families = ", ".join(cls_meta.get("joker_families") or ()) or \
+            "filled blobs, rosettes, mirrored polygons and the word JOKER"
         lines += ["", "- Random joker pictures from `training/joker_faces.py` (a share "
                   f"{cls_meta['jokers_share']} of the classifier's rendered scenes are sets "
-                  "holding such jokers; filled blobs, rosettes, mirrored polygons and the word "
-                  "JOKER, in one or two inks; never the three faces `bench.eval_jokers` draws):",
-                  ""]
+                  f"holding such jokers; {families}, in one or two inks; never the three faces "
+                  "`bench.eval_jokers` draws):", ""]
         lines += ["  " + line if line else ""
                   for line in _first_paragraphs(module_doc("training/joker_faces.py"), 1)
                   .splitlines()]

@@ -132,10 +132,10 @@ def real_crops(split: str, size, copies: int, seed: int, strength: float = 1.0,
 def synthetic_crops(n: int, size, seed: int, copies: int = 2, deadline: float | None = None,
                     strength: float = 1.0, heavy: float = 0.0, heavy_max: float = 4.0,
                     log=print, editions: float = 0.0, depth: float = 0.0,
-                    jokers: float = 0.0):
+                    jokers: float = 0.0, joker_families: tuple | None = None):
     """About `n` crops cut from rendered scenes (stops early at `deadline`); a share
     `jokers` of the scenes are sets with a joker in each whose face is a random picture
-    (`training.joker_faces`), of the rest a share `depth` are stands with depth
+    (`training.joker_faces`; of `joker_families` only, where given), of the rest a share `depth` are stands with depth
     (`training.render3d`: crops of the visible part of each tile whose number shows, as a
     detector outlines it), of the rest a share `editions` in other editions and scenes
     (`training.editions`). A share of 0 draws nothing, so the other draws stay as they were."""
@@ -149,7 +149,7 @@ def synthetic_crops(n: int, size, seed: int, copies: int = 2, deadline: float | 
             from training.editions import random_edition, render_edition_scene, with_emblem_jokers
 
             photo, labels, _ = render_edition_scene(
-                rng, with_emblem_jokers(random_edition(rng)), kind="jokers")
+                rng, with_emblem_jokers(random_edition(rng), joker_families), kind="jokers")
         elif depth and rng.random() < depth:
             from training.render3d.scene import _labelled, render_depth_scene
 

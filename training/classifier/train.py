@@ -128,7 +128,8 @@ def build_data(args, deadline_data: float):
     syn_x, syn_y = data.synthetic_crops(n_syn, SIZE, seed=args.seed + 1, deadline=deadline_data,
                                         strength=args.jitter, heavy=args.heavy,
                                         heavy_max=args.heavy_max, editions=args.editions,
-                                        depth=args.depth, jokers=args.jokers)
+                                        depth=args.depth, jokers=args.jokers,
+                                        joker_families=args.joker_families)
     if args.not_tiles:
         from training.classifier.not_tiles import not_tile_crops
         from vision.recognition.detect import TileDetector
@@ -217,6 +218,9 @@ def main(argv=None) -> int:
     p.add_argument("--jokers", type=float, default=0.0,
                    help="share of synthetic scenes of sets holding jokers with random faces "
                         "(training.joker_faces)")
+    p.add_argument("--joker-families", default="",
+                   help="the joker pictures' families to draw, comma-separated (default: "
+                        "all of training.joker_faces.FAMILIES)")
     p.add_argument("--squash", type=float, default=0.0,
                    help="share of crops shrunk along one axis and stretched back (a low view)")
     p.add_argument("--not-tiles", type=float, default=0.0,
@@ -235,6 +239,12 @@ def main(argv=None) -> int:
     if not 0 <= args.not_tiles < 1 - args.real_share or not 0 <= args.squash <= 1:
         p.error("--not-tiles must lie in 0 .. 1 - --real-share (the rest are rendered tiles) "
                 "and --squash in 0 .. 1")
+    from training.joker_faces import FAMILIES
+
+    args.joker_families = tuple(f for f in args.joker_families.split(",") if f) or None
+    if args.joker_families and not set(args.joker_families) <= set(FAMILIES):
+        p.error(f"--joker-families: some of {', '.join(FAMILIES)}, comma-separated, not "
+                f"{','.join(args.joker_families)}")
 
     t_start = time.perf_counter()
     budget = args.minutes * 60
@@ -316,6 +326,7 @@ def main(argv=None) -> int:
                     "init": str(args.init_onnx) if args.init_onnx else None,
                     "editions_share": args.editions, "depth_share": args.depth,
                     "jokers_share": args.jokers, "not_tiles_share": args.not_tiles,
+                    "joker_families": list(args.joker_families or ()),
                     "squash_share": args.squash,
                     "not_tile_crops": int((syn_y < 0).sum()),
                     "real_share": args.real_share,
