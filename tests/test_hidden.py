@@ -198,14 +198,17 @@ def test_rummikub_turn_still_sees_a_tile_taken_away(table_photos, tile_reader, t
     assert out["hidden_after"] == []
 
 
-@pytest.mark.parametrize("key, tone", [("rummy4-93", 0), ("rummy4-93", 4), ("rummy-11", 3)])
+@pytest.mark.parametrize("key, tone", [("rummy4-93", 0), ("rummy4-93", 4), ("rummy-11", 3),
+                                       ("rummy-34", 3), ("rummy-36", 4)])
 def test_a_palm_moving_over_tiles_and_resting_changes_nothing(real_photos_dir, tile_reader,
                                                               key, tone):
     """A palm reaching for a tile, moving on to the two nearest it and resting there, as
     `bench.eval_moving_hands` films it at the server's settings. Where skin and table are
     alike (or a cream tile lies on a cream cloth) some places under the palm look bare or
     cannot tell: they lie under the same palm as a covered neighbour, so they stay
-    (`vision.game.places.spread_cover`). Without that rule each of these lost a tile."""
+    (`vision.game.places.spread_cover`). Without that rule each of the first three lost a
+    tile; the last two, palms the colour of the wood, lost two until a place with the
+    table's colour but none of its grain was judged covered (`occlusion.SMOOTHER`)."""
     from bench.eval_moving_hands import film
     from tests.tracker_helpers import valid_photos
     from training.real_data import load_split
@@ -243,3 +246,43 @@ def test_what_a_resting_palm_brings_never_joins_the_table(real_photos_dir, tile_
                   + tone)
     assert result["settled"]
     assert result["false_changes"] == 0 and not result["ends_worse"], (why, result["changes"])
+
+
+@pytest.mark.parametrize("key, code, tone", [("rummy-34", "B1", 3), ("rummy-34", "R1", 4),
+                                            ("rummy-36", "K2", 4)])
+def test_a_place_the_tables_colour_but_smooth_is_covered_and_bare_wood_is_the_table(
+        valid_by_key, tile_reader, monkeypatch, key, code, tone):
+    """A palm the colour of the wood (the tones `bench.eval_moving_hands` lost tiles to on
+    these photos) looks bare by colour, but it has none of the wood's grain: its place is
+    covered. The same place showing the real wood (a bare stretch of the photo's own table
+    moved there, as a tile taken away uncovers it) is the table."""
+    from bench.eval_occlusion import table_moved_over
+    from bench.hands import paint
+    from vision.game import occlusion
+
+    image = valid_by_key[key].read()
+    h, w = image.shape[:2]
+    found = tile_reader.read(image)
+    quads = found.corners.astype(np.float32)
+    i = found.codes.index(code)
+    s = small(image)
+    to_small = np.array([s.shape[1] / w, s.shape[0] / h], np.float32)
+    every = occlusion.tiles_mask(s.shape, quads * to_small)
+    tall = float(np.median(np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1)))
+    look = occlusion.look_of(s, quads[i] * to_small, every)
+    assert look is not None and look.grain >= occlusion.GRAIN_MIN  # the wood has grain
+    others = occlusion.tiles_mask(s.shape, np.delete(quads, i, axis=0) * to_small)
+    place = quads[i] * to_small
+
+    # under the palm: by colour alone the table, by its grain a hand
+    hand = small(paint(image, quads[i], tall, "palm", np.random.default_rng(0),
+                       tone=tone).image)
+    assert occlusion.place_state(hand, place, look, others) == occlusion.COVERED
+    monkeypatch.setattr(occlusion, "SMOOTHER", 0.0)
+    assert occlusion.place_state(hand, place, look, others) == occlusion.SURFACE
+    monkeypatch.undo()
+
+    # taken away: the nearest bare wood moved over its place (the photo's own grain)
+    taken = table_moved_over(image, quads, i)
+    assert taken is not None
+    assert occlusion.place_state(small(taken), place, look, others) == occlusion.SURFACE

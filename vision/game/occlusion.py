@@ -6,7 +6,9 @@ stable table, how its place looked while the tile was seen on still frames (`Pla
 the tile's own colour, and the table's surface just around it, where no tile lies), and
 when a frame misses the tile it asks `place_state` what the place shows now:
 
-- `SURFACE`: most of the place has the colour of the surface around it: the tile is gone;
+- `SURFACE`: most of the place has the colour of the surface around it, and some of its
+  grain where the surface had grain: the tile is gone (a palm the colour of the wood is
+  smooth: `COVERED`);
 - `TILES`: other tiles found in this frame lie over most of it: it was moved or pushed;
 - `COVERED` too when much of the surface around the place looks otherwise than it did:
   a hand over a tile lies over its surroundings as well, a tile taken away leaves them;
@@ -45,6 +47,13 @@ OTHER_TOL = 15.0  # a pixel this far from the tile's colour (and not surface) is
 PARTLY = 0.25  # that much more of a place like neither than the tile's own: covered
 RING_TOL = 12.0  # a surface pixel around the tile this far from how it was has changed
 RING_CHANGED = 0.3  # that share of the surroundings changed: something lies over them
+# A place the colour of the table there but much smoother than the table was around it
+# (its grain: lightness against its 3 x 3 softening) is skin the colour of the wood, not
+# the bare table: real bare places 0.61+ of their ring's grain, palms 0.1-0.25, where the
+# ring's grain is above the sensor's (docs/decisions/hidden-tiles-from-pixels.md).
+SMOOTHER = 0.4
+GRAIN_MIN = 0.5
+RING_SMOOTHER = 0.8  # ...and its surroundings lost a fifth of theirs: a palm lies over them
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,7 @@ class PlaceLook:
     # a tile taken away leaves them as they were.
     ring_xy: np.ndarray | None = None
     ring_px: np.ndarray | None = None
+    grain: float | None = None  # the surface's grain around it (`_grain`), if any shows
 
 
 @dataclass(frozen=True)
@@ -124,6 +134,42 @@ def tiles_mask(shape, quads: np.ndarray) -> np.ndarray:
     return cv2.dilate(m, np.ones((3, 3), np.uint8)).astype(bool)
 
 
+def _grain(pic: Picture, rows, cols, mask: np.ndarray) -> float:
+    """The median grain of lightness (a pixel against its 3 x 3 softening) under `mask`
+    of the picture's crop (`rows`, `cols`): wood, cloth and marble have some, skin and
+    the sensor's noise alone little."""
+    return float(np.median(np.abs(pic.px[rows, cols][..., 0] - pic.soft[rows, cols][..., 0])
+                           [mask]))
+
+
+def _ring_grain(pic: Picture, look: PlaceLook, quad: np.ndarray,
+                found: np.ndarray | None) -> float:
+    """The grain now of the surface around the place at `quad` (the look's ring, where no
+    tile is found now); inf where none of it is left to tell."""
+    xy = _points(pic, look.ring_xy + quad.mean(axis=0), skip=found)
+    if xy is None:
+        return float("inf")
+    return float(np.median(np.abs(pic.px[xy[:, 1], xy[:, 0], 0]
+                                  - pic.soft[xy[:, 1], xy[:, 0], 0])))
+
+
+def _points(pic: Picture, xy: np.ndarray, *, skip: np.ndarray | None = None,
+            only: np.ndarray | None = None, keep: np.ndarray | None = None):
+    """The points `xy` (K, 2) rounded to the picture's pixels, those off it, in the mask
+    `skip` or outside the mask `only` left out; None where fewer than `MIN_RING_PX` are
+    left. `keep`: (K,) bools, set to which were kept."""
+    h, w = pic.shape[:2]
+    xy = np.round(xy).astype(int)
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    if skip is not None:
+        ok[ok] &= ~skip[xy[ok, 1], xy[ok, 0]]
+    if only is not None:
+        ok[ok] &= only[xy[ok, 1], xy[ok, 0]]
+    if keep is not None:
+        keep[:] = ok
+    return xy[ok] if ok.sum() >= MIN_RING_PX else None
+
+
 def _distance(pixels: np.ndarray, colour: np.ndarray) -> np.ndarray:
     return np.linalg.norm(pixels - colour[None, :], axis=1)
 
@@ -168,7 +214,7 @@ def look_of(picture: np.ndarray, quad: np.ndarray, all_tiles: np.ndarray) -> Pla
     ys, xs = np.nonzero(ring)
     ring_xy = np.stack([xs, ys], axis=1) - quad.mean(axis=0)
     return PlaceLook(look.tile, surface, tol, tellable, _other(tile_px, look), ring_xy,
-                     pic.soft[rows, cols][ring])
+                     pic.soft[rows, cols][ring], _grain(pic, rows, cols, ring))
 
 
 def _around_changed(pic: Picture, quad: np.ndarray, look: PlaceLook,
@@ -188,16 +234,11 @@ def surface_changed(pic: Picture, xy: np.ndarray, then: np.ndarray, *,
     `then` (K, C), looks otherwise now in `RING_CHANGED` of them (each by `RING_TOL` or
     more); points in the mask `skip`, or outside the mask `only`, left out. None where
     fewer than `MIN_RING_PX` are left to tell."""
-    h, w = pic.shape[:2]
-    xy = np.round(xy).astype(int)
-    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-    if skip is not None:
-        ok[ok] &= ~skip[xy[ok, 1], xy[ok, 0]]
-    if only is not None:
-        ok[ok] &= only[xy[ok, 1], xy[ok, 0]]
-    if ok.sum() < MIN_RING_PX:
+    ok = np.zeros(len(xy), bool)
+    xy = _points(pic, xy, skip=skip, only=only, keep=ok)
+    if xy is None:
         return None
-    now = pic.soft[xy[ok, 1], xy[ok, 0]]
+    now = pic.soft[xy[:, 1], xy[:, 0]]
     changed = np.linalg.norm(now - then[ok], axis=1) >= RING_TOL
     return float(changed.mean()) >= RING_CHANGED
 
@@ -220,6 +261,7 @@ def place_state(picture: np.ndarray, quad: np.ndarray, look: PlaceLook | None,
         return OUTSIDE
     if look is None:
         return None
+    at = quad  # the whole picture's pixels (`quad` becomes the crop's below)
     if _around_changed(pic, quad, look, found):
         return COVERED  # something lies over its surroundings too: a hand, an arm
     rows, cols, quad = _crop(pic.shape, quad, 1)
@@ -238,6 +280,10 @@ def place_state(picture: np.ndarray, quad: np.ndarray, look: PlaceLook | None,
     if not look.tellable:
         # Tile and table look alike here: only "something else lies there" is known.
         return None
+    if bare and look.grain is not None and look.grain >= GRAIN_MIN \
+            and _grain(pic, rows, cols, inside) < SMOOTHER * look.grain \
+            and _ring_grain(pic, look, at, found) < RING_SMOOTHER * look.grain:
+        return COVERED  # the table's colour without its grain, there and around: a hand
     if bare:
         return SURFACE
     return TILE if like_tile else COVERED
