@@ -68,7 +68,7 @@ class PlaceLook:
     # a tile taken away leaves them as they were.
     ring_xy: np.ndarray | None = None
     ring_px: np.ndarray | None = None
-    grain: float | None = None  # the surface's grain around it (`_grain`), if any shows
+    grain: float | None = None  # the surface's median grain around it (`Picture.grain`)
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,9 @@ class Picture:
 
     px: np.ndarray
     soft: np.ndarray  # the same, softened over 3 x 3 px: a shake of a pixel changes little
+    # (h, w): lightness against its softening, the grain of wood, cloth or marble (skin and
+    # the sensor's noise alone have little)
+    grain: np.ndarray
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -98,7 +101,7 @@ def prepare(picture: np.ndarray) -> Picture:
         px = cv2.cvtColor(p.astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)
         px[..., 0] *= LIGHTNESS_WEIGHT
     soft = cv2.blur(px, (3, 3)).reshape(px.shape)
-    return Picture(px, soft)
+    return Picture(px, soft, np.abs(px[..., 0] - soft[..., 0]))
 
 
 def _crop(shape, quad: np.ndarray, margin: float) -> tuple[slice, slice, np.ndarray]:
@@ -134,30 +137,20 @@ def tiles_mask(shape, quads: np.ndarray) -> np.ndarray:
     return cv2.dilate(m, np.ones((3, 3), np.uint8)).astype(bool)
 
 
-def _grain(pic: Picture, rows, cols, mask: np.ndarray) -> float:
-    """The median grain of lightness (a pixel against its 3 x 3 softening) under `mask`
-    of the picture's crop (`rows`, `cols`): wood, cloth and marble have some, skin and
-    the sensor's noise alone little."""
-    return float(np.median(np.abs(pic.px[rows, cols][..., 0] - pic.soft[rows, cols][..., 0])
-                           [mask]))
-
-
 def _ring_grain(pic: Picture, look: PlaceLook, quad: np.ndarray,
                 found: np.ndarray | None) -> float:
-    """The grain now of the surface around the place at `quad` (the look's ring, where no
-    tile is found now); inf where none of it is left to tell."""
-    xy = _points(pic, look.ring_xy + quad.mean(axis=0), skip=found)
-    if xy is None:
+    """The median grain now of the surface around the place at `quad` (the look's ring,
+    where no tile is found now); inf where too little of it is left to tell."""
+    xy, ok = _points(pic, look.ring_xy + quad.mean(axis=0), skip=found)
+    if ok.sum() < MIN_RING_PX:
         return float("inf")
-    return float(np.median(np.abs(pic.px[xy[:, 1], xy[:, 0], 0]
-                                  - pic.soft[xy[:, 1], xy[:, 0], 0])))
+    return float(np.median(pic.grain[xy[ok, 1], xy[ok, 0]]))
 
 
 def _points(pic: Picture, xy: np.ndarray, *, skip: np.ndarray | None = None,
-            only: np.ndarray | None = None, keep: np.ndarray | None = None):
-    """The points `xy` (K, 2) rounded to the picture's pixels, those off it, in the mask
-    `skip` or outside the mask `only` left out; None where fewer than `MIN_RING_PX` are
-    left. `keep`: (K,) bools, set to which were kept."""
+            only: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The points `xy` (K, 2) rounded to the picture's pixels, and (K,) which of them to
+    look at: on the picture, not in the mask `skip`, inside the mask `only`."""
     h, w = pic.shape[:2]
     xy = np.round(xy).astype(int)
     ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
@@ -165,9 +158,7 @@ def _points(pic: Picture, xy: np.ndarray, *, skip: np.ndarray | None = None,
         ok[ok] &= ~skip[xy[ok, 1], xy[ok, 0]]
     if only is not None:
         ok[ok] &= only[xy[ok, 1], xy[ok, 0]]
-    if keep is not None:
-        keep[:] = ok
-    return xy[ok] if ok.sum() >= MIN_RING_PX else None
+    return xy, ok
 
 
 def _distance(pixels: np.ndarray, colour: np.ndarray) -> np.ndarray:
@@ -214,7 +205,8 @@ def look_of(picture: np.ndarray, quad: np.ndarray, all_tiles: np.ndarray) -> Pla
     ys, xs = np.nonzero(ring)
     ring_xy = np.stack([xs, ys], axis=1) - quad.mean(axis=0)
     return PlaceLook(look.tile, surface, tol, tellable, _other(tile_px, look), ring_xy,
-                     pic.soft[rows, cols][ring], _grain(pic, rows, cols, ring))
+                     pic.soft[rows, cols][ring],
+                     float(np.median(pic.grain[rows, cols][ring])))
 
 
 def _around_changed(pic: Picture, quad: np.ndarray, look: PlaceLook,
@@ -234,11 +226,10 @@ def surface_changed(pic: Picture, xy: np.ndarray, then: np.ndarray, *,
     `then` (K, C), looks otherwise now in `RING_CHANGED` of them (each by `RING_TOL` or
     more); points in the mask `skip`, or outside the mask `only`, left out. None where
     fewer than `MIN_RING_PX` are left to tell."""
-    ok = np.zeros(len(xy), bool)
-    xy = _points(pic, xy, skip=skip, only=only, keep=ok)
-    if xy is None:
+    xy, ok = _points(pic, xy, skip=skip, only=only)
+    if ok.sum() < MIN_RING_PX:
         return None
-    now = pic.soft[xy[:, 1], xy[:, 0]]
+    now = pic.soft[xy[ok, 1], xy[ok, 0]]
     changed = np.linalg.norm(now - then[ok], axis=1) >= RING_TOL
     return float(changed.mean()) >= RING_CHANGED
 
@@ -281,7 +272,7 @@ def place_state(picture: np.ndarray, quad: np.ndarray, look: PlaceLook | None,
         # Tile and table look alike here: only "something else lies there" is known.
         return None
     if bare and look.grain is not None and look.grain >= GRAIN_MIN \
-            and _grain(pic, rows, cols, inside) < SMOOTHER * look.grain \
+            and float(np.median(pic.grain[rows, cols][inside])) < SMOOTHER * look.grain \
             and _ring_grain(pic, look, at, found) < RING_SMOOTHER * look.grain:
         return COVERED  # the table's colour without its grain, there and around: a hand
     if bare:
