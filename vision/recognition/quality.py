@@ -16,8 +16,13 @@ classifier sees is what is judged. The thresholds were set where the readings of
   the extra blur barely changes; either over its threshold is "too blurred".
 - dark: the tiles' body brightness (the median grey of a crop; the face is most of it),
   the median over the tiles; with no tile found, the photo's own median grey.
-- overexposed: the share of a crop's pixels at the top of the range, the median over the
-  tiles (a face burnt white loses its ink); with no tile found, the photo's share.
+- overexposed: the faces burnt white (the share of a crop's pixels at the top of the
+  range, the median over the tiles) AND something the reader needs lost with them: the
+  faintest tiles' ink washed out (the tenth percentile over the tiles of a face's ink
+  contrast), or the table or stand just around the tiles burnt white too (a white tile's
+  outline gone, so the detector misses tiles). A white face burnt white with its ink and
+  outline intact reads right (a white edition, a bright lamp); with no tile found, the
+  photo's share.
 """
 
 from __future__ import annotations
@@ -34,6 +39,11 @@ MAX_SPREAD_WIDTH = 1.5  # crop pixels; clean valid/ photos 0.81-1.16
 MIN_BODY_GREY = 36.0  # 0-255; clean valid/ photos 143-229
 MAX_BURNT_SHARE = 0.5  # of a crop's pixels at >= BURNT_GREY; clean valid/ photos 0.00
 BURNT_GREY = 250
+# With the faces burnt, "overexposed" needs either of these too (docs/decisions/quality-gate.md,
+# "A white face burnt white"):
+MIN_INK_CONTRAST = 40.0  # grey levels, the faintest tenth of the tiles; clean valid/ 39-123
+MAX_RING_BURNT = 0.3  # share of the band just around the tiles at >= BURNT_GREY; clean 0.00
+RING = 0.25  # the band: each tile's quad grown by this share of its size about its centre
 INSET = 0.12  # of a crop's sides left out of the blur measure: the tile's outline
 REBLUR = 1.0  # crop pixels: the known blur the measure adds
 MIN_SLOPE = 1.0  # grey levels per crop pixel: a direction with a flatter steepest slope has none
@@ -60,6 +70,8 @@ class PhotoQuality:
     photo_grey: float
     photo_burnt: float
     tiles: int
+    ink_contrast: float | None = None
+    ring_burnt: float | None = None
 
     def problems(self) -> list[str]:
         """Every reason the photo cannot be read ("too blurred", "too dark",
@@ -72,8 +84,12 @@ class PhotoQuality:
                 else self.photo_grey < MIN_PHOTO_GREY)
         if dark:
             found.append("too dark")
-        burnt = (self.burnt_share > MAX_BURNT_SHARE if self.burnt_share is not None
-                 else self.photo_burnt > MAX_PHOTO_BURNT)
+        if self.burnt_share is None:
+            burnt = self.photo_burnt > MAX_PHOTO_BURNT
+        else:
+            burnt = self.burnt_share > MAX_BURNT_SHARE and (
+                self.ink_contrast is None or self.ink_contrast < MIN_INK_CONTRAST
+                or self.ring_burnt is None or self.ring_burnt > MAX_RING_BURNT)
         if burnt:
             found.append("overexposed")
         return found
@@ -84,7 +100,8 @@ class PhotoQuality:
 
         return {"edge_width": r(self.edge_width), "spread_width": r(self.spread_width),
                 "body_grey": r(self.body_grey),
-                "burnt_share": r(self.burnt_share), "photo_grey": r(self.photo_grey),
+                "burnt_share": r(self.burnt_share), "ink_contrast": r(self.ink_contrast),
+                "ring_burnt": r(self.ring_burnt), "photo_grey": r(self.photo_grey),
                 "photo_burnt": r(self.photo_burnt), "tiles": self.tiles,
                 "problems": self.problems()}
 
@@ -193,12 +210,37 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray,
     grey = cv2.cvtColor(crops.reshape(n * ch, cw, 3), cv2.COLOR_BGR2GRAY).reshape(n, ch, cw)
     flat = grey.reshape(n, -1)
     edge, spread = crop_widths(grey)
+    face = _face(grey).reshape(n, -1)
+    ink = np.percentile(face, 50, axis=1) - np.percentile(face, 3, axis=1)
     return PhotoQuality(
         edge_width=float(np.median(edge)),
         spread_width=float(np.median(spread)),
         body_grey=float(np.median(np.median(flat, axis=1))),
         burnt_share=float(np.median(np.mean(flat >= BURNT_GREY, axis=1))),
-        photo_grey=photo_grey, photo_burnt=photo_burnt, tiles=len(corners))
+        photo_grey=photo_grey, photo_burnt=photo_burnt, tiles=len(corners),
+        ink_contrast=float(np.percentile(ink, 10)),
+        ring_burnt=ring_burnt(image_bgr, corners))
+
+
+def ring_burnt(image_bgr: np.ndarray, corners: np.ndarray) -> float | None:
+    """The share of the band just around the tiles (`RING` of each tile's size, the
+    tiles' own faces left out) at >= BURNT_GREY: a white tile on a table burnt white has no
+    outline left to find it by. None where the band is empty."""
+    import cv2
+
+    # every few pixels, as the photo's own measures: the band is a share, not an outline
+    step = max(1, max(image_bgr.shape[:2]) // 1024)
+    grey = cv2.cvtColor(np.ascontiguousarray(image_bgr[::step, ::step]), cv2.COLOR_BGR2GRAY)
+    quads = np.asarray(corners, np.float32).reshape(-1, 4, 2) / step
+    centres = quads.mean(axis=1, keepdims=True)
+    grown = np.round(centres + (quads - centres) * (1 + RING)).astype(np.int32)
+    band = np.zeros(grey.shape, np.uint8)
+    cv2.fillPoly(band, list(grown), 1)
+    cv2.fillPoly(band, list(np.round(quads).astype(np.int32)), 0)
+    inside = band.astype(bool)
+    if not inside.any():
+        return None
+    return float(np.mean(grey[inside] >= BURNT_GREY))
 
 
 def check(image_bgr, detections, crop_size: tuple[int, int] | None = None) -> PhotoQuality:
