@@ -44,6 +44,7 @@ lint: $(VENV)/.installed
 ## bench.eval_quality; with a painted hand where the covered-photo gate is set:
 ## bench.eval_cover), on rendered editions never seen in training (bench.eval_editions)
 ## and on rendered stands of 1-3 tiers with depth in those editions (bench.eval_depth);
+## white Original racks at 16 MP read as `rummikub score` reads them (bench.eval_white_racks);
 ## joker faces no edition of training prints, on those editions (bench.eval_jokers)
 eval: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_vision
@@ -55,6 +56,7 @@ eval: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_cover
 	$(PY) -m bench.eval_editions
 	$(PY) -m bench.eval_depth
+	$(PY) -m bench.eval_white_racks
 	$(PY) -m bench.eval_jokers
 
 ## bench: speed of the referee and of the photo path, each figure also as a ratio to a

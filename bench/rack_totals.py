@@ -15,7 +15,8 @@ where every stand tile's number shows but `read_rack`'s total is wrong, what wen
 - false counted: a detection on no tile counted;
 - misread 6/9, misread: a stand tile counted and read as another tile.
 
-It also counts the photos `vision.game.cover` would refuse as covered (none has a hand):
+It also counts the photos `vision.game.cover` would refuse as covered, judged as a rack
+photo is (`problems(rack=True)`; none has a hand):
 `rummikub score` and the server would not total them at all.
 
 `--cache DIR` keeps the scenes and the detector's readings (pickles) so that a change to
@@ -173,7 +174,7 @@ def run(base: int, photos: int, cache: Path | None, listing: bool, log=print) ->
     from vision.game import cover
 
     readings = [(s.image, reader.read(s.image)) for _n, _s, s in drawn]
-    refused = sum(bool(cover.measure(image, d.corners).problems())
+    refused = sum(bool(cover.measure(image, d.corners).problems(rack=True))
                   for image, d in readings if len(d))
     counts["refused_covered"] = refused
     log(f"  clean photos refused as covered (a hand?), so not scored at all: {refused} of "

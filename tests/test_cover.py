@@ -275,7 +275,39 @@ def test_a_hand_over_such_stands_is_still_refused(tile_reader):
         stand = [t.quad for t in scene.tiles if t.standing]
         hand = paint(scene.image, stand[len(stand) // 2], eval_cover.tile_height(found),
                      "palm", np.random.default_rng(seed), found.corners, tone=1)
-        assert cover.measure(hand.image, tile_reader.read(hand.image).corners).problems(), seed
+        measured = cover.measure(hand.image, tile_reader.read(hand.image).corners)
+        # as a table photo and as a rack photo: the palm lies over the stand's rows
+        assert measured.problems() == measured.problems(rack=True) == ["covered"], seed
+
+
+def test_a_rack_photo_is_refused_for_smooth_skin_only_over_its_rows():
+    found = cover.Cover(area=0.0, tiles=5, smooth=6.0, smooth_over=1.0)
+    assert found.problems() == ["covered"]  # a table photo: as before
+    assert found.problems(rack=True) == [] and found.doubts(rack=True) == ["maybe covered"]
+    assert found.doubts() == []  # a table photo has no doubts: it is refused or judged
+    over = cover.Cover(area=0.0, tiles=5, smooth=6.0, smooth_over=6.0)
+    assert over.problems(rack=True) == ["covered"] and over.doubts(rack=True) == []
+    coloured = cover.Cover(area=cover.MAX_AREA, tiles=5)
+    assert coloured.problems(rack=True) == ["covered"]
+
+
+def test_a_rack_beside_a_plain_wooden_table_is_read_and_the_doubt_said(tile_reader):
+    # A white Original stand (seed 540,011) on a plain orange wooden table: the table beside
+    # it is smoother than the stand round the tiles, a skin-coloured piece of 6.5 tile
+    # areas reaching the tiles' area but not their hull. As a rack photo it is read, its
+    # total given, and the doubt said; as a table photo it is still refused.
+    pytest.importorskip("PIL")
+    from referee import DEFAULT_RULES, Tile, rack_penalty
+    from training.render3d.scene import original_edition, render_depth_scene
+
+    rng = np.random.default_rng(540_011)
+    scene = render_depth_scene(rng, original_edition(rng), kind="rack")
+    with pytest.raises(cover.PhotoCovered):
+        cover.read_lone_photo(tile_reader, scene.image)
+    rack = cover.read_rack_photo(tile_reader, scene.image, DEFAULT_RULES)
+    assert cover.DOUBT_WORDS in rack.warnings
+    assert rack.total == rack_penalty([Tile.from_code(t.code) for t in scene.tiles
+                                       if t.standing], DEFAULT_RULES)
 
 
 def test_a_piece_that_fades_into_the_table_has_no_outline():

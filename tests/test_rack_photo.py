@@ -122,3 +122,42 @@ def test_round_scores_the_rack_without_the_tiles_beside_it(tmp_path):
     assert ann["score"] == _penalty(RACK)
     assert len(ben["off_rack"]) == len(lying)
     assert any("off the rack: not counted" in w for w in ben["warnings"])
+
+
+def _stand_beside_plain_wood() -> tuple[np.ndarray, int]:
+    """(the white Original stand of seed 540,011 on a plain wooden table, its total): a
+    rack photo the covered-photo gate reads with a doubt (tests/test_cover.py)."""
+    pytest.importorskip("PIL")
+    from training.render3d.scene import original_edition, render_depth_scene
+
+    rng = np.random.default_rng(540_011)
+    scene = render_depth_scene(rng, original_edition(rng), kind="rack")
+    return scene.image, _penalty([t.code for t in scene.tiles if t.standing])
+
+
+def test_the_servers_rack_answer_says_a_doubt_beside_the_total(client, app):
+    from tests.server_helpers import new_game, upload
+
+    image, total = _stand_beside_plain_wood()
+    game = new_game(client, app)
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    answer = upload(client, game, "racks", data.tobytes(), data={"player": "Ben"})
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["total"] == total
+    assert {"id": "rack.maybe_covered", "params": {}} in body["warning_ids"]
+    # the same photo as a table photo is still refused: the gate's table rule
+    refused = upload(client, game, "photo", data.tobytes())
+    assert refused.status_code == 422 and refused.json()["message_id"]["id"] == "photo.covered"
+
+
+def test_score_prints_the_doubt_and_the_total(tmp_path):
+    image, total = _stand_beside_plain_wood()
+    path = tmp_path / "rack.jpg"
+    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    script = REPO_ROOT / ".venv" / "bin" / "rummikub"
+    run = subprocess.run([str(script), "score", str(path)], capture_output=True, text=True,
+                         timeout=300, cwd=REPO_ROOT)
+    assert run.returncode == 0, run.stderr
+    assert f"penalty {total}" in run.stdout
+    assert "warning: something skin-coloured lies beside the rack (a hand?)" in run.stdout

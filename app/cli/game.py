@@ -111,7 +111,23 @@ class _Reader:
         self.photo = None  # the last photo (a `Photo`): a rack's tiles are cropped again
 
     def read(self, path: str):
+        """A lone table photo's tiles (`read_lone_photo`)."""
         from vision.game.cover import read_lone_photo
+
+        return self._read_with(path, lambda photo: read_lone_photo(self._reader, photo))
+
+    def read_rack(self, path: str, rules):
+        """A rack photo's reading (`vision.game.cover.read_rack_photo`), its stand's tiles
+        read again from the photo in boxes moved down to the face (`vision.game.back_tier`)."""
+        from vision.game.cover import read_rack_photo
+
+        return self._read_with(path, lambda photo: read_rack_photo(
+            self._reader, photo, rules, (photo.width, photo.height)))
+
+    def _read_with(self, path: str, read):
+        """`read(photo)` of the photo at `path`, the models loaded on first use; a photo
+        refused (too blurred, dark or overexposed, or a hand over its tiles) exits with
+        its words, never judged."""
         from vision.recognition.decode import PhotoError, open_photo
         from vision.recognition.pipeline import ModelsMissing, TileReader
 
@@ -127,22 +143,12 @@ class _Reader:
             # checked now; decoded (only as far as the reading needs) by the reader
             photo = open_photo(path)
             self.frame = (photo.width, photo.height)
-            # too blurred, dark or overexposed, or a hand over its tiles: never judged
-            detections = read_lone_photo(self._reader, photo)
+            out = read(photo)
             self.picture, self.photo = _small_picture(photo), photo
-            return detections
+            return out
         except PhotoError as error:
             message = str(error)
             raise _error(message if str(path) in message else f"{path}: {message}") from None
-
-    def read_rack(self, path: str, rules):
-        """A rack photo's reading (`vision.game.rack.read_rack`), its stand's tiles read
-        again from the photo in boxes moved down to the face (`vision.game.back_tier`)."""
-        from vision.game.rack import read_rack
-
-        detections = self.read(path)
-        return read_rack(detections, rules, frame=self.frame, photo=self.photo,
-                         reader=self._reader)
 
 
 def _small_picture(photo, width: int = 160):

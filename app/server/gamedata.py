@@ -37,8 +37,12 @@ def rack_warnings(rack) -> list[Message]:
         codes = rack.detections.codes
         out.append(say("rack.off_rack", count=len(rack.off_rack),
                        tiles=" ".join(codes[i] for i in rack.off_rack)))
+    from vision.game.cover import DOUBT_WORDS
+
+    if DOUBT_WORDS in rack.warnings:
+        out.append(say("rack.maybe_covered"))
     known = ("tile(s) read with low confidence", "tile(s) at the photo's edge",
-             "off the rack: not counted")
+             "off the rack: not counted", DOUBT_WORDS)
     out += [say("rack.note", text=w) for w in rack.warnings if not any(k in w for k in known)]
     return out
 

@@ -26,7 +26,7 @@ from app.server.gameerrors import BadInput, Conflict, GameError, NotFound
 from app.server.messages import photo_message, say, unfit_message
 from app.server.storage import GameRow
 from referee import Tile, TileCodeError, parse_tiles, rack_penalty
-from vision.game.cover import PhotoCovered, read_lone_photo
+from vision.game.cover import PhotoCovered, read_lone_photo, read_rack_photo
 from vision.recognition.decode import PhotoError
 from vision.recognition.detections import TileDetections
 from vision.recognition.quality import PhotoUnfit
@@ -96,15 +96,20 @@ class ReadingFlow:
         still the sender's problem (400), not the server's. A photo too blurred, dark or
         overexposed to read, or with a hand over its tiles, is refused (422) with what to
         do, never judged."""
+        return self._refusing(lambda: read_lone_photo(self.reader, photo.photo))
+
+    @staticmethod
+    def _refusing(read):
+        """`read()`, its refusals as answers: too poor to read or covered (422, with what to
+        do), a photo whose finer decode fails (400)."""
         try:
-            detections = read_lone_photo(self.reader, photo.photo)
+            return read()
         except PhotoUnfit as error:
             raise GameError(unfit_message(error.problems), 422) from None
         except PhotoCovered:
             raise GameError(say("photo.covered"), 422) from None
         except PhotoError as error:
             raise GameError(photo_message(str(error)), 400) from None
-        return detections
 
     def reading_out(self, game_id: str, reading_id: int) -> dict | None:
         """A stored reading by its id, as the live messages carry it (None: no such)."""
@@ -163,13 +168,11 @@ class ReadingFlow:
                 "warnings": []}
 
     def rack_from_photo(self, game_id: str, player: str, photo: PhotoIn) -> dict:
-        from vision.game.rack import read_rack
-
         row = self.row(game_id)
         self._player(row, player)
         # the photo and the reader: a stand's tiles are cropped again (vision.game.back_tier)
-        rack = read_rack(self._read(photo), self.rules(row), frame=(photo.width, photo.height),
-                         photo=photo.photo, reader=self.reader)
+        rack = self._refusing(lambda: read_rack_photo(self.reader, photo.photo, self.rules(row),
+                                                      (photo.width, photo.height)))
         photo_id = self.storage.add_photo(game_id, photo.data, "rack", photo.content_type)
         codes = rack.detections.codes
         return {"player": player, "tiles": [codes[i] for r in rack.rows for i in r],

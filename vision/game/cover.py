@@ -27,6 +27,14 @@ Looked at on the photo 320 px wide (`WIDTH`), in Lab with lightness counted half
    `MAX_SMOOTH` tile areas or more: covered. A hand on wood has the wood's hue but not
    its grain.
 
+A rack photo (`rack=True`) is judged on the same measures but for step 4: the ring round
+a stand's tiles is the stand, not the table, so the table's grain is not measured there
+and a plain wooden table beside the stand reads as smooth skin. A hand that hides a rack's
+tiles lies over its rows: a smooth piece reaching into the tiles' own hull
+(`Cover.smooth_over`) refuses the photo; one that only reaches the table around them is a
+doubt (`Cover.doubts`), said beside the rack's total, not a refusal
+(docs/decisions/covered-photo.md, "A rack photo: over the rows or beside them").
+
 The thresholds were chosen on the real valid/ photos with hands painted over them
 (`python -m bench.eval_cover`, docs/decisions/covered-photo.md). A grey or black sleeve is
 not seen (it is colourless, like a table's shade); a hand or a bare arm is. The painted
@@ -67,6 +75,8 @@ SMOOTH_IN = 0.5  # tile areas of a smooth skin-coloured piece inside the tiles' 
 MAX_SMOOTH = 3.0  # ...and it is covered when the whole piece has this many tile areas
 
 WORDS = "something covers part of the table (a hand?): move it and take the photo again"
+DOUBT_WORDS = ("something skin-coloured lies beside the rack (a hand?): if it hides tiles, "
+               "move it and take the photo again")
 
 
 @dataclass(frozen=True)
@@ -76,14 +86,25 @@ class Cover:
     area: float  # the largest foreign piece inside the tiles' area, in tile areas
     tiles: int  # tiles found (with none there is no tiles' area to cover)
     smooth: float = 0.0  # the largest smooth skin-coloured piece reaching there, tile areas
+    smooth_over: float = 0.0  # ...of those, the largest reaching into the tiles' own hull
 
-    def problems(self) -> list[str]:
-        """["covered"] when something lies over the tiles, else []."""
-        seen = self.area >= MAX_AREA or self.smooth >= MAX_SMOOTH
+    def problems(self, rack: bool = False) -> list[str]:
+        """["covered"] when something lies over the tiles, else []. On a `rack` photo
+        smooth skin counts only over the tiles' hull (the module's doc)."""
+        smooth = self.smooth_over if rack else self.smooth
+        seen = self.area >= MAX_AREA or smooth >= MAX_SMOOTH
         return ["covered"] if self.tiles and seen else []
+
+    def doubts(self, rack: bool = False) -> list[str]:
+        """On a rack photo not refused: ["maybe covered"] where smooth skin reaches the
+        table around the tiles but not their hull; else []."""
+        if not rack or self.problems(rack=True):
+            return []
+        return ["maybe covered"] if self.tiles and self.smooth >= MAX_SMOOTH else []
 
     def to_json(self) -> dict:
         return {"area": round(float(self.area), 2), "smooth": round(float(self.smooth), 2),
+                "smooth_over": round(float(self.smooth_over), 2),
                 "tiles": self.tiles, "problems": self.problems()}
 
 
@@ -206,6 +227,13 @@ def smooth_skin(picture: np.ndarray, quads: np.ndarray, geometry=None,
     coloured like the wooden table still stands out. Opened by `SMOOTH_OPEN` tile heights.
     `geometry`, `lab_full`: `_tiles_geometry` of these tiles and `_lab` of the picture,
     where the caller has them already."""
+    return _smooth_skin(picture, quads, geometry, lab_full)[0]
+
+
+def _smooth_skin(picture: np.ndarray, quads: np.ndarray, geometry=None,
+                 lab_full: np.ndarray | None = None) -> tuple[float, float]:
+    """(`smooth_skin`, the same for the pieces reaching `SMOOTH_IN` tile areas into the
+    tiles' own convex hull): one measure of smoothness for both."""
     import cv2
 
     height, on_tiles, area, tile_area = geometry or _tiles_geometry(picture.shape, quads)
@@ -216,7 +244,7 @@ def smooth_skin(picture: np.ndarray, quads: np.ndarray, geometry=None,
     ring = cv2.dilate(on_tiles.astype(np.uint8),
                       _disc(max(2, int(round(RING * height))))).astype(bool) & ~on_tiles
     if not ring.any():
-        return 0.0
+        return 0.0, 0.0
     table = float(np.median(spread[ring]))
     lab_full = _lab(picture) if lab_full is None else lab_full
     smooth = (spread < SMOOTHER * table) & ~on_tiles & _skin_like(lab_full)
@@ -224,13 +252,17 @@ def smooth_skin(picture: np.ndarray, quads: np.ndarray, geometry=None,
                               _disc(max(1, int(round(SMOOTH_OPEN * height)))))
     n, pieces = cv2.connectedComponents(opened)
     if n < 2:
-        return 0.0
+        return 0.0, 0.0
     # an arm's whole piece counts once it reaches into the tiles' area: a hand reaching
     # for a tile at the edge of the tiles lies mostly outside it
     on = opened.astype(bool)
-    inside = np.bincount(pieces[on & area], minlength=n)[1:] / max(tile_area, 1.0)
+    hull = np.zeros(picture.shape[:2], np.uint8)
+    cv2.fillConvexPoly(hull, cv2.convexHull(quads.reshape(-1, 2).astype(np.float32))
+                       .astype(np.int32), 1)
     whole = np.bincount(pieces[on], minlength=n)[1:] / max(tile_area, 1.0)
-    return float(whole[inside >= SMOOTH_IN].max(initial=0))
+    reach = [np.bincount(pieces[on & where], minlength=n)[1:] / max(tile_area, 1.0)
+             for where in (area, hull.astype(bool))]
+    return tuple(float(whole[inside >= SMOOTH_IN].max(initial=0)) for inside in reach)
 
 
 def _beyond_colour(lab: np.ndarray, area: np.ndarray):
@@ -314,7 +346,7 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray) -> Cover:
             if _outline(lab, on_tiles, height, pieces == i + 1) < OUTLINE:
                 inside[i] = 0  # no edge against the table around it: a shade or a grain
     return Cover(float(inside.max(initial=0)) / max(tile_area, 1.0), len(corners),
-                 smooth_skin(picture, quads, geometry, lab_full))
+                 *_smooth_skin(picture, quads, geometry, lab_full))
 
 
 def _outline(lab: np.ndarray, on_tiles: np.ndarray, height: float, piece: np.ndarray) -> float:
@@ -345,23 +377,43 @@ def check(photo, detections) -> Cover:
     return measure(image, (corners + 0.5) * scale - 0.5)
 
 
-def refuse_covered(photo, detections) -> Cover:
+def refuse_covered(photo, detections, rack: bool = False) -> Cover:
     """The photo's cover; raises `PhotoCovered` (a PhotoError) when something lies over
-    its tiles."""
+    its tiles (a `rack` photo judged as the module's doc says)."""
     cover = check(photo, detections)
-    if cover.problems():
+    if cover.problems(rack):
         raise PhotoCovered(cover)
     return cover
 
 
-def read_lone_photo(reader, photo):
+def read_lone_photo(reader, photo, rack: bool = False):
     """The tiles of a lone photo (no earlier frame to compare), fit to be judged: read by
     `reader`, refused when too blurred, dark or overexposed (`PhotoUnfit`) or with a hand
     over its tiles (`PhotoCovered`), both PhotoErrors. The CLI and the server's uploads
-    read every table and rack photo through it."""
+    read every table and rack photo through it; a `rack` photo's doubts are
+    `read_rack_photo`'s."""
+    return _read_checked(reader, photo, rack)[0]
+
+
+def _read_checked(reader, photo, rack: bool):
+    """(tiles, `Cover`) of a lone photo, or the PhotoError that refuses it."""
     from vision.recognition.quality import refuse_unfit
 
     detections = reader.read(photo)
     refuse_unfit(photo, detections)
-    refuse_covered(photo, detections)
-    return detections
+    return detections, refuse_covered(photo, detections, rack)
+
+
+def read_rack_photo(reader, photo, rules=None, frame: tuple[int, int] | None = None):
+    """A lone rack photo as `rummikub score` and the server read it: `read_lone_photo`
+    for a rack, then `vision.game.rack.read_rack` with the photo; smooth skin beside the
+    stand but not over its rows is said among the rack's warnings (`DOUBT_WORDS`)."""
+    from vision.game.rack import read_rack
+
+    detections, cover = _read_checked(reader, photo, rack=True)
+    if frame is None and hasattr(photo, "width"):
+        frame = (photo.width, photo.height)
+    reading = read_rack(detections, rules, frame=frame, photo=photo, reader=reader)
+    if cover.doubts(rack=True):
+        reading.warnings.append(DOUBT_WORDS)
+    return reading
