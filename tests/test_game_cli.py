@@ -31,7 +31,7 @@ PHOTOS = {
 
 @pytest.fixture(autouse=True)
 def fake_reader(monkeypatch):
-    def read(self, path):
+    def read(self, path, rack=False):
         if path not in PHOTOS:
             raise game._error(f"{path}: no such photo")
         codes, quads = PHOTOS[path]

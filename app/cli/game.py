@@ -109,25 +109,13 @@ class _Reader:
         self.frame: tuple[int, int] | None = None  # the last photo's (width, height)
         self.picture = None  # the last photo small (160 px wide, BGR): what its places show
         self.photo = None  # the last photo (a `Photo`): a rack's tiles are cropped again
+        self.cover = None  # the last photo's `vision.game.cover.Cover`
 
-    def read(self, path: str):
-        """A lone table photo's tiles (`read_lone_photo`)."""
-        from vision.game.cover import read_lone_photo
-
-        return self._read_with(path, lambda photo: read_lone_photo(self._reader, photo))
-
-    def read_rack(self, path: str, rules):
-        """A rack photo's reading (`vision.game.cover.read_rack_photo`), its stand's tiles
-        read again from the photo in boxes moved down to the face (`vision.game.back_tier`)."""
-        from vision.game.cover import read_rack_photo
-
-        return self._read_with(path, lambda photo: read_rack_photo(
-            self._reader, photo, rules, (photo.width, photo.height)))
-
-    def _read_with(self, path: str, read):
-        """`read(photo)` of the photo at `path`, the models loaded on first use; a photo
-        refused (too blurred, dark or overexposed, or a hand over its tiles) exits with
-        its words, never judged."""
+    def read(self, path: str, rack: bool = False):
+        """A lone photo's tiles (`vision.game.cover.read_checked`): refused (too blurred,
+        dark or overexposed, or a hand over its tiles) with its words, never judged; a
+        `rack` photo is judged by the gate as a rack, its doubts kept in `self.cover`."""
+        from vision.game.cover import read_checked
         from vision.recognition.decode import PhotoError, open_photo
         from vision.recognition.pipeline import ModelsMissing, TileReader
 
@@ -143,12 +131,24 @@ class _Reader:
             # checked now; decoded (only as far as the reading needs) by the reader
             photo = open_photo(path)
             self.frame = (photo.width, photo.height)
-            out = read(photo)
+            detections, self.cover = read_checked(self._reader, photo, rack)
             self.picture, self.photo = _small_picture(photo), photo
-            return out
+            return detections
         except PhotoError as error:
             message = str(error)
             raise _error(message if str(path) in message else f"{path}: {message}") from None
+
+    def read_rack(self, path: str, rules):
+        """A rack photo's reading (`vision.game.rack.read_rack`), its stand's tiles read
+        again from the photo in boxes moved down to the face (`vision.game.back_tier`), the
+        gate's doubt said among its warnings (`vision.game.cover.say_doubts`)."""
+        from vision.game.cover import say_doubts
+        from vision.game.rack import read_rack
+
+        self.cover = None
+        detections = self.read(path, rack=True)
+        return say_doubts(read_rack(detections, rules, frame=self.frame, photo=self.photo,
+                                    reader=self._reader), self.cover)
 
 
 def _small_picture(photo, width: int = 160):

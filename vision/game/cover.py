@@ -386,17 +386,17 @@ def refuse_covered(photo, detections, rack: bool = False) -> Cover:
     return cover
 
 
-def read_lone_photo(reader, photo, rack: bool = False):
+def read_lone_photo(reader, photo):
     """The tiles of a lone photo (no earlier frame to compare), fit to be judged: read by
     `reader`, refused when too blurred, dark or overexposed (`PhotoUnfit`) or with a hand
     over its tiles (`PhotoCovered`), both PhotoErrors. The CLI and the server's uploads
-    read every table and rack photo through it; a `rack` photo's doubts are
-    `read_rack_photo`'s."""
-    return _read_checked(reader, photo, rack)[0]
+    read every table photo through it; a rack photo through `read_rack_photo`."""
+    return read_checked(reader, photo)[0]
 
 
-def _read_checked(reader, photo, rack: bool):
-    """(tiles, `Cover`) of a lone photo, or the PhotoError that refuses it."""
+def read_checked(reader, photo, rack: bool = False):
+    """(tiles, `Cover`) of a lone photo, or the PhotoError that refuses it (a `rack` photo
+    judged as the module's doc says)."""
     from vision.recognition.quality import refuse_unfit
 
     detections = reader.read(photo)
@@ -404,16 +404,22 @@ def _read_checked(reader, photo, rack: bool):
     return detections, refuse_covered(photo, detections, rack)
 
 
-def read_rack_photo(reader, photo, rules=None, frame: tuple[int, int] | None = None):
-    """A lone rack photo as `rummikub score` and the server read it: `read_lone_photo`
-    for a rack, then `vision.game.rack.read_rack` with the photo; smooth skin beside the
-    stand but not over its rows is said among the rack's warnings (`DOUBT_WORDS`)."""
-    from vision.game.rack import read_rack
-
-    detections, cover = _read_checked(reader, photo, rack=True)
-    if frame is None and hasattr(photo, "width"):
-        frame = (photo.width, photo.height)
-    reading = read_rack(detections, rules, frame=frame, photo=photo, reader=reader)
-    if cover.doubts(rack=True):
+def say_doubts(reading, cover: Cover | None):
+    """A rack `reading` (`vision.game.rack.RackReading`) with the gate's doubt about its
+    photo said among its warnings (`DOUBT_WORDS`)."""
+    if cover is not None and cover.doubts(rack=True):
         reading.warnings.append(DOUBT_WORDS)
     return reading
+
+
+def read_rack_photo(reader, photo, rules=None, frame: tuple[int, int] | None = None):
+    """A lone rack photo as `rummikub score` and the server read it: refused as
+    `read_lone_photo` refuses, judged as a rack (`read_checked`), then
+    `vision.game.rack.read_rack` with the photo, the gate's doubt said (`say_doubts`)."""
+    from vision.game.rack import read_rack
+
+    detections, cover = read_checked(reader, photo, rack=True)
+    if frame is None and hasattr(photo, "width"):
+        frame = (photo.width, photo.height)
+    return say_doubts(read_rack(detections, rules, frame=frame, photo=photo, reader=reader),
+                      cover)
