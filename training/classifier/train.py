@@ -138,7 +138,17 @@ def build_data(args, deadline_data: float):
         # target -1: no tile (a flat target over every output, below)
         syn_x = np.concatenate([syn_x, neg_x])
         syn_y = np.concatenate([syn_y, np.full(len(neg_x), -1, np.int64)])
-    return real_x, real_y, syn_x, syn_y
+    flat = np.zeros(len(syn_x), bool)
+    if args.flat_tiles:
+        from training.classifier.flat_tiles import flat_tile_crops
+
+        flat_x, flat_y = flat_tile_crops(args.flat_scenes, SIZE, args.seed + 4,
+                                         strength=args.jitter, heavy=args.heavy,
+                                         heavy_max=args.heavy_max)
+        syn_x = np.concatenate([syn_x, flat_x])
+        syn_y = np.concatenate([syn_y, flat_y])
+        flat = np.concatenate([flat, np.ones(len(flat_x), bool)])
+    return real_x, real_y, syn_x, syn_y, flat
 
 
 class WithEmbedding(torch.nn.Module):
@@ -226,6 +236,11 @@ def main(argv=None) -> int:
     p.add_argument("--not-tiles", type=float, default=0.0,
                    help="share of each batch that is crops of no tile, with a flat target "
                         "(training.classifier.not_tiles)")
+    p.add_argument("--flat-tiles", type=float, default=0.0,
+                   help="share of each batch that is tiles lying flat in extra depth renders "
+                        "(training.classifier.flat_tiles), taken from the rendered tiles' share")
+    p.add_argument("--flat-scenes", type=int, default=600,
+                   help="depth renders --flat-tiles cuts its tiles lying flat from")
     p.add_argument("--detector", type=Path, default=Path("models"),
                    help="the detector whose finds on no tile --not-tiles collects")
     p.add_argument("--editions", type=float, default=0.0,
@@ -239,6 +254,8 @@ def main(argv=None) -> int:
     if not 0 <= args.not_tiles < 1 - args.real_share or not 0 <= args.squash <= 1:
         p.error("--not-tiles must lie in 0 .. 1 - --real-share (the rest are rendered tiles) "
                 "and --squash in 0 .. 1")
+    if not 0 <= args.flat_tiles < 1 - args.real_share - args.not_tiles:
+        p.error("--flat-tiles must lie in 0 .. 1 - --real-share - --not-tiles")
     from training.joker_faces import FAMILIES
 
     args.joker_families = tuple(f for f in args.joker_families.split(",") if f) or None
@@ -251,16 +268,14 @@ def main(argv=None) -> int:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
-    real_x, real_y, syn_x, syn_y = build_data(args, t_start + budget * args.data_share)
+    real_x, real_y, syn_x, syn_y, flat = build_data(args, t_start + budget * args.data_share)
     x = np.concatenate([real_x, syn_x])
     y = np.concatenate([real_y, syn_y])
-    # draw real crops as often as synthetic ones (per sample weight)
-    neg = syn_y < 0
-    w_syn = np.full(len(syn_x), (1 - args.real_share - args.not_tiles)
-                    / max(int((~neg).sum()), 1))
-    w_syn[neg] = args.not_tiles / max(int(neg.sum()), 1)
-    w = np.concatenate([np.full(len(real_x), args.real_share / len(real_x)), w_syn])
-    w /= w.sum()
+    # each kind of crop its share of a batch (per sample weight)
+    from training.classifier.flat_tiles import batch_weights
+
+    w = batch_weights(len(real_x), syn_y, flat, args.real_share, args.not_tiles,
+                      args.flat_tiles)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     print(f"data: {len(real_x)} real + {len(syn_x)} synthetic crops "
           f"({(time.perf_counter() - t_start) / 60:.1f} min)", flush=True)
@@ -329,10 +344,12 @@ def main(argv=None) -> int:
                     "joker_families": list(args.joker_families or ()),
                     "squash_share": args.squash,
                     "not_tile_crops": int((syn_y < 0).sum()),
+                    "flat_tiles_share": args.flat_tiles,
+                    "flat_tile_crops": int(flat.sum()),
                     "real_share": args.real_share,
                     "lr": args.lr,
                     "real_crops": int(len(real_x)),
-                    "synthetic_crops": int((syn_y >= 0).sum()),
+                    "synthetic_crops": int(((syn_y >= 0) & ~flat).sum()),
                     "minutes": round(train_s / 60, 2), "threads": args.threads,
                     "command": "python -m training.classifier.train " + " ".join(
                         argv if argv is not None else sys.argv[1:])},
