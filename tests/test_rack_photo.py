@@ -94,15 +94,20 @@ def test_score_counts_the_rack_and_names_the_tiles_beside_it(tmp_path):
     assert "warning: 5 tiles lie off the rack: not counted" in text
 
 
-def test_the_servers_rack_answer_leaves_the_tiles_beside_it_out(client, app):
+def _rack_answer(client, app, image: np.ndarray) -> tuple[dict, dict, bytes]:
+    """(the game, the server's answer to `image` as Ben's rack photo, the JPEG sent)."""
     from tests.server_helpers import new_game, upload
 
-    photo, lying = rack_with_tiles_beside()
     game = new_game(client, app)
-    ok, data = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    answer = upload(client, game, "racks", data.tobytes(), data={"player": "Ben"})
+    data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
+    answer = upload(client, game, "racks", data, data={"player": "Ben"})
     assert answer.status_code == 200, answer.text
-    body = answer.json()
+    return game, answer.json(), data
+
+
+def test_the_servers_rack_answer_leaves_the_tiles_beside_it_out(client, app):
+    photo, lying = rack_with_tiles_beside()
+    _game, body, _data = _rack_answer(client, app, photo)
     assert sorted(body["tiles"]) == sorted(RACK) and body["total"] == _penalty(RACK)
     assert sorted(body["off_rack"]) == sorted(lying)
     assert any("off the rack: not counted" in w for w in body["warnings"])
@@ -136,18 +141,14 @@ def _stand_beside_plain_wood() -> tuple[np.ndarray, int]:
 
 
 def test_the_servers_rack_answer_says_a_doubt_beside_the_total(client, app):
-    from tests.server_helpers import new_game, upload
+    from tests.server_helpers import upload
 
     image, total = _stand_beside_plain_wood()
-    game = new_game(client, app)
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    answer = upload(client, game, "racks", data.tobytes(), data={"player": "Ben"})
-    assert answer.status_code == 200, answer.text
-    body = answer.json()
+    game, body, data = _rack_answer(client, app, image)
     assert body["total"] == total
     assert {"id": "rack.maybe_covered", "params": {}} in body["warning_ids"]
     # the same photo as a table photo is still refused: the gate's table rule
-    refused = upload(client, game, "photo", data.tobytes())
+    refused = upload(client, game, "photo", data)
     assert refused.status_code == 422 and refused.json()["message_id"]["id"] == "photo.covered"
 
 
