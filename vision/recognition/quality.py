@@ -219,19 +219,18 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray,
         burnt_share=float(np.median(np.mean(flat >= BURNT_GREY, axis=1))),
         photo_grey=photo_grey, photo_burnt=photo_burnt, tiles=len(corners),
         ink_contrast=float(np.percentile(ink, 10)),
-        ring_burnt=ring_burnt(image_bgr, corners))
+        ring_burnt=ring_burnt(grey_photo, corners / step))
 
 
-def ring_burnt(image_bgr: np.ndarray, corners: np.ndarray) -> float | None:
-    """The share of the band just around the tiles (`RING` of each tile's size, the
-    tiles' own faces left out) at >= BURNT_GREY: a white tile on a table burnt white has no
-    outline left to find it by. None where the band is empty."""
+def ring_burnt(grey: np.ndarray, corners: np.ndarray) -> float | None:
+    """The share of the band just around the tiles at `corners` (`RING` of each tile's
+    size, the tiles' own faces left out) on a `grey` picture at >= BURNT_GREY: a white tile
+    on a table burnt white has no outline left to find it by. None where the band is
+    empty. Taken on the photo's own every-few-pixels grey (`measure`): a share, not an
+    outline."""
     import cv2
 
-    # every few pixels, as the photo's own measures: the band is a share, not an outline
-    step = max(1, max(image_bgr.shape[:2]) // 1024)
-    grey = cv2.cvtColor(np.ascontiguousarray(image_bgr[::step, ::step]), cv2.COLOR_BGR2GRAY)
-    quads = np.asarray(corners, np.float32).reshape(-1, 4, 2) / step
+    quads = np.asarray(corners, np.float32).reshape(-1, 4, 2)
     centres = quads.mean(axis=1, keepdims=True)
     grown = np.round(centres + (quads - centres) * (1 + RING)).astype(np.int32)
     band = np.zeros(grey.shape, np.uint8)
