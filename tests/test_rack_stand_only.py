@@ -172,6 +172,21 @@ def test_a_flat_tile_beside_the_stand_between_two_tiers_depths_ends_no_tier():
     assert off_the_rack(d).tolist() == [False] * 19 + [True]
     assert read_rack(d).total == _total(codes[:19])
 
+def test_a_stand_outnumbered_by_tiles_lying_by_that_lean_one_way_keeps_its_tiers_tiles():
+    # 7 tiles on a one-tier stand; 11 tiles lying on the table to its right, seen from the
+    # side so their boxes lean 25 degrees one way. The mean way of all 18 boxes leans 15
+    # degrees: down it the stand's row slants, and 3 of its tiles were named off with 4
+    # lying tiles kept (eval_depth's 194,005 lost 4 of 7 so). Weighted by box height
+    # squared it leans 8 degrees, and the stand's row is kept whole.
+    stand = _boxes(7, 100, 400)
+    lying = [_turned(b, 25) for b in (_boxes(6, 500, 300, w=0.9 * W, h=0.55 * H, gap=4)
+                                      + _boxes(5, 520, 480, w=0.9 * W, h=0.6 * H, gap=4))]
+    codes = ["R8", "R1", "O10", "O8", "K3", "O6", "O13"] + ["B5"] * 6 + ["K9"] * 5
+    d = detections_from(codes, stand + lying)
+    assert off_the_rack(d).tolist() == [False] * 7 + [True] * 11
+    assert read_rack(d).total == _total(codes[:7])
+
+
 # ----------------------------------------------------------------------------- models
 # (edition, tiers, seed, where the tiles lie by): every stand tile's number shows; main
 # before this change totalled each wrong (58, 57, 65, 170, 167 for 30, 51, 94, 163, 140).
@@ -190,7 +205,10 @@ SCENES = [("white_teal", 2, 801_107, "behind and in front"),
           ("white_modern_logo", 3, 806_102, "behind, beside and in front"),
           # the plane's view kept more box height, all of it flat tiles behind the stand;
           # the photo's keeps more height squared (52 for 14 before)
-          ("white_modern_logo", 1, 804_107, "behind, beside and in front")]
+          ("white_modern_logo", 1, 804_107, "behind, beside and in front"),
+          # tiles lying by outnumber the stand's and lean another way: the stand's way is
+          # the one weighted by box height squared (2 named off before)
+          ("rummy_green", 1, 808_111, "behind, beside and in front")]
 
 
 @pytest.fixture(scope="module")

@@ -89,27 +89,44 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     parallel; but tiles standing on a stand and lying on the table lie on two planes, and
     one plane fit to both can misplace the stand's rows (docs/decisions/rack-tiers.md).
     Where the plane's view is taken, the boxes far too short in the photo for a standing
-    tile there (`PHOTO_FLAT_SHARE`) are named off as well."""
+    tile there (`PHOTO_FLAT_SHARE`) are named off as well. In each view the rack's way is
+    found twice, from every box alike and weighted by box height squared (`_best_way`):
+    tiles lying by that outnumber the stand's and lean another way pull the plain way off
+    the stand's (rack-tiles-only.md, "The rack's way weighted by box height")."""
     n = len(d)
     if n < 3:
         return np.zeros(n, bool)
     q = d.corners.astype(np.float64)
-    off = _off_in_view(q)
+    tall = tile_frames(q)[4]  # in the photo: the stand's tiles stand taller than flat ones
+    off = _best_way(q, tall)
     plane = TablePlane.from_tiles(q)
     if plane.tilted:
-        on_plane = _off_in_view(plane.to_plane(q).reshape(-1, 4, 2))
-        tall = tile_frames(q)[4]  # in the photo: the stand's tiles stand taller than flat ones
-        sq_plane, sq_photo = (tall[~on_plane] ** 2).sum(), (tall[~off] ** 2).sum()
-        if max(sq_plane, sq_photo) > VIEW_MARGIN * min(sq_plane, sq_photo):
-            take_plane = sq_plane > sq_photo
-        else:
-            take_plane = tall[~on_plane].sum() > tall[~off].sum()
-        if take_plane:
+        on_plane = _best_way(plane.to_plane(q).reshape(-1, 4, 2), tall)
+        if _keeps_more(tall, on_plane, off):
             off = on_plane
             way = _rack_axis(q)
             if way is not None:
                 off = _drop_squashed(q, way[0], off, PHOTO_FLAT_SHARE)
     return _in_a_kept_row(q, off)
+
+
+def _keeps_more(tall: np.ndarray, off_a: np.ndarray, off_b: np.ndarray) -> bool:
+    """Whether judging `off_a` keeps more tile height on the rack than `off_b`: box heights
+    in the photo (`tall`) squared, summed, where one keeps `VIEW_MARGIN` times the other's,
+    else the heights summed (a row of flat tiles weighs less than the stand's)."""
+    sq_a, sq_b = (tall[~off_a] ** 2).sum(), (tall[~off_b] ** 2).sum()
+    if max(sq_a, sq_b) > VIEW_MARGIN * min(sq_a, sq_b):
+        return bool(sq_a > sq_b)
+    return bool(tall[~off_a].sum() > tall[~off_b].sum())
+
+
+def _best_way(q: np.ndarray, tall: np.ndarray) -> np.ndarray:
+    """`_off_in_view` with the rack's way found from all the boxes alike, or weighted by
+    their height squared (`_rack_axis`), whichever keeps more tile height on the rack: where
+    tiles lying on the table outnumber the stand's and lean other ways, their mean way is
+    not the stand's."""
+    plain, weighted = _off_in_view(q), _off_in_view(q, weighted=True)
+    return weighted if _keeps_more(tall, weighted, plain) else plain
 
 
 def _in_a_kept_row(q: np.ndarray, off: np.ndarray) -> np.ndarray:
@@ -144,11 +161,12 @@ def _in_a_kept_row(q: np.ndarray, off: np.ndarray) -> np.ndarray:
     return out
 
 
-def _off_in_view(q: np.ndarray) -> np.ndarray:
-    """`off_the_rack` judged on corners `q` (N, 4, 2) in one view."""
+def _off_in_view(q: np.ndarray, weighted: bool = False) -> np.ndarray:
+    """`off_the_rack` judged on corners `q` (N, 4, 2) in one view, the rack's way found
+    `weighted` or not (`_rack_axis`)."""
     n = len(q)
     off = np.zeros(n, bool)
-    way = _rack_axis(q)
+    way = _rack_axis(q, weighted)
     if way is None:
         return off
     axis, aligned = way
@@ -179,20 +197,27 @@ def _off_in_view(q: np.ndarray) -> np.ndarray:
     return _drop_squashed(q, axis, off)
 
 
-def _rack_axis(q: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def _rack_axis(q: np.ndarray, weighted: bool = False) -> tuple[np.ndarray, np.ndarray] | None:
     """(the rack's up direction (2,), (N,) True for the tiles facing within `COS_ON_RACK`
     of it either way) from the boxes `q`, or None where fewer than 3 agree, and neither
     half the tiles nor half their box height squared."""
     up = (q[:, 0] + q[:, 1]) / 2 - (q[:, 3] + q[:, 2]) / 2
     up = up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
-    axis = np.linalg.eigh(up.T @ up)[1][:, -1]  # up vectors as lines: turned tiles count
+    weight = tile_frames(q)[4] ** 2
+    # up vectors as lines: turned tiles count; `weighted`, by box height squared and
+    # fit again over the tiles near the way found
+    w = weight if weighted else np.ones(len(q))
+    axis = np.linalg.eigh((up * w[:, None]).T @ up)[1][:, -1]
     along = up @ axis
     aligned = np.abs(along) >= COS_ON_RACK
+    if weighted and aligned.sum() >= 3:
+        axis = np.linalg.eigh((up[aligned] * weight[aligned, None]).T @ up[aligned])[1][:, -1]
+        along = up @ axis
+        aligned = np.abs(along) >= COS_ON_RACK
     if aligned.sum() < max(3, 0.5 * len(q)):
         # More tiles lie by than stand (scattered over the table, each its own way): the
         # way the most box height squared agrees on, a stand's tiles seen taller than
         # flat ones (docs/decisions/rack-tiles-only.md, "More tiles lying by").
-        weight = tile_frames(q)[4] ** 2
         lines = np.abs(up @ up.T) >= COS_ON_RACK  # (candidate, tile)
         best = int(np.argmax(lines.astype(np.float64) @ weight))
         aligned = lines[best]
