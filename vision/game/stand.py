@@ -21,6 +21,11 @@ COS_ON_RACK = np.cos(np.radians(20))
 # end of a tier (`_in_a_kept_row`; rendered stands, tuning seeds 600,100+: 9 more stand
 # tiles counted, 1 lying one; rack-tiles-only.md, "Askew at a row's end").
 ROW_NEIGHBOUR = 1.3
+# ...and so does a joker at any way in such a place whose box is at least this share as
+# tall as its row's: the detector boxes a joker's picture, not always its whole face (a
+# smiley boxed 0.65 as tall as its tier's tiles, eval_depth's 191,001; rack-tiles-only.md,
+# "A joker boxed by its picture").
+JOKER_SHARE = 0.55
 # A stand has one to three tiers, each about a tile height (and a little) from the next: a
 # row of tiles further than this many tile heights from the nearest tier lies on the table
 # behind or before the stand (see docs/decisions/rack-tiers.md).
@@ -107,7 +112,7 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
             way = _rack_axis(q)
             if way is not None:
                 off = _drop_squashed(q, way[0], off, PHOTO_FLAT_SHARE)
-    return _in_a_kept_row(q, off)
+    return _in_a_kept_row(q, off, np.array([c == "J" for c in d.codes], bool))
 
 
 def _keeps_more(tall: np.ndarray, off_a: np.ndarray, off_b: np.ndarray) -> bool:
@@ -129,11 +134,12 @@ def _best_way(q: np.ndarray, tall: np.ndarray) -> np.ndarray:
     return weighted if _keeps_more(tall, weighted, plain) else plain
 
 
-def _in_a_kept_row(q: np.ndarray, off: np.ndarray) -> np.ndarray:
+def _in_a_kept_row(q: np.ndarray, off: np.ndarray, jokers: np.ndarray | None = None) -> np.ndarray:
     """`off` less the tiles facing off the rack's way that stand in a kept row between two
     of its tiles or next to one (`ROW_NEIGHBOUR`), as tall as they are: a tile leaning, or
     boxed askew, in a tier or at its end (a tile lying by lies off a row's depth, away from
-    its ends, or is seen shorter)."""
+    its ends, or is seen shorter). `jokers` (N,) bool: those are taken back from
+    `JOKER_SHARE` of the row's height, whichever way they face."""
     kept = np.nonzero(~off)[0]
     if len(kept) < 3:
         return off
@@ -147,7 +153,8 @@ def _in_a_kept_row(q: np.ndarray, off: np.ndarray) -> np.ndarray:
     centres, _r, _d, widths, heights = tile_frames(q)
     depth, along = centres @ axis, centres @ np.array([axis[1], -axis[0]])
     out = off.copy()
-    for i in np.nonzero(off & (lean < COS_ON_RACK))[0]:
+    jokers = np.zeros(len(q), bool) if jokers is None else jokers
+    for i in np.nonzero(off & ((lean < COS_ON_RACK) | jokers))[0]:
         row = kept[np.abs(depth[kept] - depth[i]) < 0.3 * heights[kept]]
         if len(row) < 2:
             continue
@@ -155,8 +162,9 @@ def _in_a_kept_row(q: np.ndarray, off: np.ndarray) -> np.ndarray:
         right = row[along[row] > along[i] + 0.3 * widths[i]]
         near = (np.abs(along[row] - along[i])
                 < ROW_NEIGHBOUR * 0.5 * (widths[row] + widths[i])).any()
+        share = JOKER_SHARE if jokers[i] else FLAT_TILE_SHARE
         if ((len(left) and len(right)) or near) and \
-                heights[i] >= FLAT_TILE_SHARE * float(np.median(heights[row])):
+                heights[i] >= share * float(np.median(heights[row])):
             out[i] = False
     return out
 
