@@ -201,6 +201,20 @@ def test_a_joker_boxed_by_its_picture_at_a_tiers_end_stays_on_it():
     assert read_rack(d).total == _total(codes[:13])
 
 
+def test_a_tier_joined_by_more_tiles_lying_beyond_the_stands_end_stays_a_tier():
+    # a top tier of 3 tiles over a front tier of 5; 6 tiles lying flat on the table to the
+    # right, beyond the stand's end, their centres at the top tier's depth: one row of 9
+    # whose median box is flat (eval_depth's 192,005 named its top tier off so)
+    front = _boxes(5, 100, 400)
+    top = _boxes(3, 100, 400 - 1.05 * H)
+    centre = 400 - 1.05 * H - 0.5 * H
+    lying = _boxes(6, 100 + 5 * (W + 2) + 60, centre + 0.225 * H, w=0.9 * W, h=0.45 * H)
+    codes = ["R1", "R2", "R3", "R4", "R5", "B7", "B8", "B9"] + ["K13"] * 6
+    d = detections_from(codes, front + top + lying)
+    assert off_the_rack(d).tolist() == [False] * 8 + [True] * 6
+    assert read_rack(d).total == _total(codes[:8])
+
+
 # ----------------------------------------------------------------------------- models
 # (edition, tiers, seed, where the tiles lie by): every stand tile's number shows; main
 # before this change totalled each wrong (58, 57, 65, 170, 167 for 30, 51, 94, 163, 140).

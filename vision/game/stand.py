@@ -31,6 +31,11 @@ JOKER_SHARE = 0.55
 # behind or before the stand (see docs/decisions/rack-tiers.md).
 TIER_STEP = 1.7
 MAX_TIERS = 3
+# A row flat as a whole is still a tier where at least this many of its tiles lie within
+# the span of the tiers taken and are not flat: tiles lying on the table beyond the
+# stand's end at a tier's depth join its row (rack-tiles-only.md, "A tier joined by tiles
+# lying beyond the stand's end").
+SPAN_TILES = 2
 # The stand's rows split where the tiles' depth down the rack jumps by this many tile
 # heights: a row seen at an angle slants, its depths spread without a gap; a tier's step is
 # 0.8-1.1 tile heights (docs/decisions/rack-tiers.md).
@@ -198,10 +203,12 @@ def _off_in_view(q: np.ndarray, weighted: bool = False) -> np.ndarray:
     foot_hidden[idx] = _foot_hidden(q, axis, idx, idx)
     ends = -(q @ axis)  # (N, 4): down the rack is deeper
     along = centres @ np.array([axis[1], -axis[0]])
+    beside: list[int] = []
     for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height, foot_hidden,
                                                    ends.min(axis=1), ends.max(axis=1),
-                                                   along)):
+                                                   along, beside)):
         off[rows[k]] = True
+    off[beside] = True
     return _drop_squashed(q, axis, off)
 
 
@@ -330,7 +337,8 @@ def _foot_hidden(q: np.ndarray, axis: np.ndarray, ids: np.ndarray,
 
 def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
            foot_hidden: np.ndarray, top: np.ndarray | None = None,
-           foot: np.ndarray | None = None, along: np.ndarray | None = None) -> list[int]:
+           foot: np.ndarray | None = None, along: np.ndarray | None = None,
+           beside_tiles: list | None = None) -> list[int]:
     """The rows that stand on the stand: its fullest row (by tile height: see below), then
     row by row up and down the rack while the next row lies within a tier step of the last
     tier taken (a chain, so a three-tier stand's rows all count), meets it (`_touches`:
@@ -356,6 +364,18 @@ def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
         flat = [tall[k] < FLAT_SHARE * tier_height
                 and not (k < lo and foot_hidden[rows[k]].mean() >= 0.5)
                 for k in range(len(rows))]
+        # a row flat as a whole whose tiles within the tiers' span are not: a tier that
+        # tiles lying at its depth beyond the stand's end join; those short ones are off
+        cut, near = {}, list(rows)  # near: each row as the tiers meet it
+        if span is not None:
+            for k in range(len(rows)):
+                row = np.asarray(rows[k])
+                inside = (along[row] >= span.min()) & (along[row] <= span.max())
+                if flat[k] and inside.sum() >= SPAN_TILES and float(np.median(
+                        heights[row[inside]])) >= FLAT_SHARE * tier_height:
+                    flat[k] = False
+                    cut[k] = [int(i) for i in row if heights[i] < FLAT_SHARE * tier_height]
+                    near[k] = [int(i) for i in row[inside]]
         # every tile of row k beyond both ends of the tiers taken, along the rack
         beside = [span is not None and bool(((along[rows[k]] < span.min())
                                              | (along[rows[k]] > span.max())).all())
@@ -369,7 +389,7 @@ def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
             while 0 <= k < len(rows) and abs(level[k] - level[last]) <= TIER_STEP * height:
                 if not flat[k]:
                     if (not skipped or len(rows[k]) >= 2) and (
-                            top is None or _touches(rows, k, lo, hi, top, foot, heights)):
+                            top is None or _touches(near, k, lo, hi, top, foot, heights)):
                         nexts.append(k)
                     break
                 if not beside[k]:
@@ -378,7 +398,10 @@ def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
                 k += step
         if not nexts:
             break
-        taken.append(max(nexts, key=lambda k: len(rows[k])))
+        k = max(nexts, key=lambda k: len(rows[k]))
+        taken.append(k)
+        if beside_tiles is not None:
+            beside_tiles.extend(cut.get(k, []))
     return sorted(taken)
 
 
