@@ -45,6 +45,7 @@ lint: $(VENV)/.installed
 ## bench.eval_cover), on rendered editions never seen in training (bench.eval_editions)
 ## and on rendered stands of 1-3 tiers with depth in those editions (bench.eval_depth);
 ## white Original racks at 16 MP read as `rummikub score` reads them (bench.eval_white_racks);
+## painted hands over rendered stands, as a rack photo's gate judges them (bench.eval_rack_hands);
 ## joker faces no edition of training prints, on those editions (bench.eval_jokers)
 eval: $(VENV)/.installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_vision
@@ -57,6 +58,7 @@ eval: $(VENV)/.installed
 	$(PY) -m bench.eval_editions
 	$(PY) -m bench.eval_depth
 	$(PY) -m bench.eval_white_racks
+	$(PY) -m bench.eval_rack_hands
 	$(PY) -m bench.eval_jokers
 
 ## bench: speed of the referee and of the photo path, each figure also as a ratio to a

@@ -174,7 +174,7 @@ def run(base: int, photos: int, cache: Path | None, listing: bool, log=print) ->
     from vision.game import cover
 
     readings = [(s.image, reader.read(s.image)) for _n, _s, s in drawn]
-    refused = sum(bool(cover.measure(image, d.corners).problems(rack=True))
+    refused = sum(bool(cover.check(image, d, rack=True).problems(rack=True))
                   for image, d in readings if len(d))
     counts["refused_covered"] = refused
     log(f"  clean photos refused as covered (a hand?), so not scored at all: {refused} of "

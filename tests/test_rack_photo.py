@@ -162,3 +162,28 @@ def test_score_prints_the_doubt_and_the_total(tmp_path):
     assert run.returncode == 0, run.stderr
     assert f"penalty {total}" in run.stdout
     assert "warning: something skin-coloured lies beside the rack (a hand?)" in run.stdout
+
+
+def test_a_white_stand_among_tiles_lying_all_round_on_plain_wood_is_read(tmp_path):
+    # bench.eval_white_racks' seed 710,001 (16 MP): 13 tiles on a one-tier stand, 21 more
+    # lying all round it on a plain wooden table. The hull of every tile found spans the
+    # table, whose smooth skin-coloured wood was taken for a hand over the rack (21.6
+    # tile areas of it); the hull of the stand's own tiles holds none of it
+    # (docs/decisions/covered-photo.md, "The stand's hull").
+    pytest.importorskip("PIL")
+    from bench.eval_white_racks import scenes
+    from referee import DEFAULT_RULES
+    from vision.game import cover
+    from vision.recognition.decode import Photo
+    from vision.recognition.pipeline import TileReader
+
+    seed, scene, data = list(scenes(710_000, 2, None))[1]
+    assert seed == 710_001
+    reader = TileReader.load()
+    photo = Photo.from_bytes(data)
+    found = reader.read(photo)
+    everything = cover.check(photo, found)
+    assert everything.problems(rack=True)  # over every tile's hull: refused
+    rack = cover.read_rack_photo(reader, photo, DEFAULT_RULES)  # over the stand's: read
+    standing = [t.code for t in scene.tiles if t.standing]
+    assert rack.total == _penalty(standing)

@@ -30,10 +30,12 @@ Looked at on the photo 320 px wide (`WIDTH`), in Lab with lightness counted half
 A rack photo (`rack=True`) is judged on the same measures but for step 4: the ring round
 a stand's tiles is the stand, not the table, so the table's grain is not measured there
 and a plain wooden table beside the stand reads as smooth skin. A hand that hides a rack's
-tiles lies over its rows: a smooth piece reaching into the tiles' own hull
-(`Cover.smooth_over`) refuses the photo; one that only reaches the table around them is a
-doubt (`Cover.doubts`), said beside the rack's total, not a refusal
-(docs/decisions/covered-photo.md, "A rack photo: over the rows or beside them").
+tiles lies over its rows: a smooth piece reaching into the hull of the tiles standing on
+the stand (`Cover.smooth_over`; tiles lying by spread the hull of them all over the table)
+refuses the photo; one that only reaches the table around the tiles is a doubt
+(`Cover.doubts`), said beside the rack's total, not a refusal
+(docs/decisions/covered-photo.md, "A rack photo: over the rows or beside them" and "The
+stand's hull").
 
 The thresholds were chosen on the real valid/ photos with hands painted over them
 (`python -m bench.eval_cover`, docs/decisions/covered-photo.md). A grey or black sleeve is
@@ -231,9 +233,11 @@ def smooth_skin(picture: np.ndarray, quads: np.ndarray, geometry=None,
 
 
 def _smooth_skin(picture: np.ndarray, quads: np.ndarray, geometry=None,
-                 lab_full: np.ndarray | None = None) -> tuple[float, float]:
+                 lab_full: np.ndarray | None = None,
+                 hull_quads: np.ndarray | None = None) -> tuple[float, float]:
     """(`smooth_skin`, the same for the pieces reaching `SMOOTH_IN` tile areas into the
-    tiles' own convex hull): one measure of smoothness for both."""
+    convex hull of `hull_quads`, the tiles' own where None): one measure of smoothness for
+    both."""
     import cv2
 
     height, on_tiles, area, tile_area = geometry or _tiles_geometry(picture.shape, quads)
@@ -257,7 +261,8 @@ def _smooth_skin(picture: np.ndarray, quads: np.ndarray, geometry=None,
     # for a tile at the edge of the tiles lies mostly outside it
     on = opened.astype(bool)
     hull = np.zeros(picture.shape[:2], np.uint8)
-    cv2.fillConvexPoly(hull, cv2.convexHull(quads.reshape(-1, 2).astype(np.float32))
+    hull_quads = quads if hull_quads is None else hull_quads
+    cv2.fillConvexPoly(hull, cv2.convexHull(hull_quads.reshape(-1, 2).astype(np.float32))
                        .astype(np.int32), 1)
     whole = np.bincount(pieces[on], minlength=n)[1:] / max(tile_area, 1.0)
     reach = [np.bincount(pieces[on & where], minlength=n)[1:] / max(tile_area, 1.0)
@@ -319,8 +324,11 @@ def foreign_mask(picture: np.ndarray, quads: np.ndarray, geometry=None,
     return opened.astype(bool), area, tile_area
 
 
-def measure(image_bgr: np.ndarray, corners: np.ndarray) -> Cover:
-    """The cover of a BGR photo whose tiles lie at `corners` (N, 4, 2), photo pixels."""
+def measure(image_bgr: np.ndarray, corners: np.ndarray,
+            stand: np.ndarray | None = None) -> Cover:
+    """The cover of a BGR photo whose tiles lie at `corners` (N, 4, 2), photo pixels.
+    `stand` (N,) bool: the tiles standing on a rack's stand, whose own hull `smooth_over`
+    is measured over (all tiles where None)."""
     import cv2
 
     corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
@@ -345,8 +353,9 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray) -> Cover:
         for i in candidates:
             if _outline(lab, on_tiles, height, pieces == i + 1) < OUTLINE:
                 inside[i] = 0  # no edge against the table around it: a shade or a grain
+    hull_quads = quads if stand is None or not np.any(stand) else quads[np.asarray(stand)]
     return Cover(float(inside.max(initial=0)) / max(tile_area, 1.0), len(corners),
-                 *_smooth_skin(picture, quads, geometry, lab_full))
+                 *_smooth_skin(picture, quads, geometry, lab_full, hull_quads))
 
 
 def _outline(lab: np.ndarray, on_tiles: np.ndarray, height: float, piece: np.ndarray) -> float:
@@ -366,21 +375,29 @@ def _outline(lab: np.ndarray, on_tiles: np.ndarray, height: float, piece: np.nda
     return float(np.linalg.norm(np.median(lab[inner], axis=0) - np.median(lab[outer], axis=0)))
 
 
-def check(photo, detections) -> Cover:
+def check(photo, detections, rack: bool = False) -> Cover:
     """`measure` for a photo (a BGR array or a `vision.recognition.decode.Photo`, judged on
-    a decode about twice `WIDTH` wide) and its reading (`TileDetections`)."""
+    a decode about twice `WIDTH` wide) and its reading (`TileDetections`). On a `rack`
+    photo `smooth_over` is measured over the hull of the tiles standing on the stand
+    (`vision.game.stand.off_the_rack`): tiles lying by spread the hull over the table
+    (docs/decisions/covered-photo.md, "The stand's hull")."""
     corners = np.asarray(detections.corners, np.float32).reshape(-1, 4, 2)
+    stand = None
+    if rack and len(detections):
+        from vision.game.stand import off_the_rack
+
+        stand = ~off_the_rack(detections)
     if not hasattr(photo, "reduced"):
-        return measure(photo, corners)
+        return measure(photo, corners, stand)
     image = photo.reduced(photo.reduction_for(2 * WIDTH))
     scale = np.float32([image.shape[1] / photo.width, image.shape[0] / photo.height])
-    return measure(image, (corners + 0.5) * scale - 0.5)
+    return measure(image, (corners + 0.5) * scale - 0.5, stand)
 
 
 def refuse_covered(photo, detections, rack: bool = False) -> Cover:
     """The photo's cover; raises `PhotoCovered` (a PhotoError) when something lies over
     its tiles (a `rack` photo judged as the module's doc says)."""
-    cover = check(photo, detections)
+    cover = check(photo, detections, rack)
     if cover.problems(rack):
         raise PhotoCovered(cover)
     return cover
