@@ -49,3 +49,61 @@ def test_batch_shares_and_the_old_weights_when_off():
     old = np.concatenate([np.full(50, 0.5 / 50), w_syn])
     old /= old.sum()
     assert np.array_equal(F.batch_weights(50, syn_y, off, 0.5, 0.08, 0.0), old)
+
+
+def test_quads_map_into_the_stretched_photo_and_back():
+    from vision.recognition.squashed_view import from_stretched, to_stretched
+
+    quads = np.float32([[[10, 20], [30, 21], [31, 45], [9, 44]], [[0, 0], [5, 0], [5, 7], [0, 7]]])
+    for factor in (2.0, 3.0):
+        up = to_stretched(quads, factor, 81)
+        assert np.array_equal(up[..., 0], quads[..., 0])  # widths are kept
+        assert np.allclose(from_stretched(up, factor, 81), quads, atol=1e-4)
+        heights = np.ptp(up[..., 1], axis=1) / np.ptp(quads[..., 1], axis=1)
+        assert np.allclose(heights, round(81 * factor) / 81)  # taller by the factor
+
+
+def test_stretched_crops_are_cut_where_the_squashed_view_sees_the_tiles(monkeypatch):
+    """`--flat-stretched`: each lying tile of the unstretched pool's scenes is cut from the
+    photo stretched by each of the squashed view's STRETCHES at its quad mapped there."""
+    import training.classifier.data as D
+    import training.render3d.scene as S
+    from vision.recognition.rectify import rectify_tiles, rotate_quad_180
+    from vision.recognition.squashed_view import STRETCHES, stretched, to_stretched
+
+    size, rendered = (32, 44), []
+    render, jitter = S.render_depth_scene, D.jitter_quads
+
+    def recorded(*a, **k):
+        rendered.append(render(*a, **k))
+        return rendered[-1]
+
+    monkeypatch.setattr(S, "render_depth_scene", recorded)
+    # the jitter's draws are made, its quads not moved: the cut is seen exactly
+    monkeypatch.setattr(D, "jitter_quads", lambda rng, q, *a: (jitter(rng, q, *a), q)[1])
+    plain_x, _ = F.flat_tile_crops(4, size, seed=5, copies=2, log=lambda *_: None)
+    plain, rendered = rendered, []
+    x, y = F.flat_tile_crops(4, size, seed=5, copies=2, stretch=True, log=lambda *_: None)
+    assert len(rendered) == 4
+    for a, b in zip(plain, rendered, strict=True):  # the same scenes as without
+        assert np.array_equal(a.image, b.image)
+    assert len(x) == len(y) == len(STRETCHES) * len(plain_x) > 0
+    i = differ = 0
+    for scene in rendered:
+        labels = F.lying_labels(scene)
+        if not labels:
+            continue
+        quads = np.stack([q for _c, q in labels]).astype(np.float32)
+        for factor in STRETCHES:
+            tall = stretched(scene.image, factor)
+            at = to_stretched(quads, factor, scene.image.shape[0])
+            for _ in range(2):
+                down = y[i:i + len(at)] >= D.N_CLASSES
+                got = x[i:i + len(at)]
+                assert np.array_equal(got, rectify_tiles(
+                    tall, np.where(down[:, None, None], rotate_quad_180(at), at), size))
+                # not the unstretched photo's crop: cut where the squashed view sees it
+                flat = np.where(down[:, None, None], rotate_quad_180(quads), quads)
+                differ += int(not np.array_equal(got, rectify_tiles(scene.image, flat, size)))
+                i += len(at)
+    assert i == len(x) and differ > 0

@@ -144,7 +144,8 @@ def build_data(args, deadline_data: float):
 
         flat_x, flat_y = flat_tile_crops(args.flat_scenes, SIZE, args.seed + 4,
                                          strength=args.jitter, heavy=args.heavy,
-                                         heavy_max=args.heavy_max)
+                                         heavy_max=args.heavy_max,
+                                         stretch=args.flat_stretched)
         syn_x = np.concatenate([syn_x, flat_x])
         syn_y = np.concatenate([syn_y, flat_y])
         flat = np.concatenate([flat, np.ones(len(flat_x), bool)])
@@ -241,6 +242,9 @@ def main(argv=None) -> int:
                         "(training.classifier.flat_tiles), taken from the rendered tiles' share")
     p.add_argument("--flat-scenes", type=int, default=600,
                    help="depth renders --flat-tiles cuts its tiles lying flat from")
+    p.add_argument("--flat-stretched", action="store_true",
+                   help="cut --flat-tiles' crops from the renders stretched upright as the "
+                        "squashed view stretches a photo (vision.recognition.squashed_view)")
     p.add_argument("--detector", type=Path, default=Path("models"),
                    help="the detector whose finds on no tile --not-tiles collects")
     p.add_argument("--editions", type=float, default=0.0,
@@ -256,6 +260,8 @@ def main(argv=None) -> int:
                 "and --squash in 0 .. 1")
     if not 0 <= args.flat_tiles < 1 - args.real_share - args.not_tiles:
         p.error("--flat-tiles must lie in 0 .. 1 - --real-share - --not-tiles")
+    if args.flat_stretched and not args.flat_tiles:
+        p.error("--flat-stretched cuts --flat-tiles' crops: give --flat-tiles too")
     from training.joker_faces import FAMILIES
 
     args.joker_families = tuple(f for f in args.joker_families.split(",") if f) or None
@@ -346,6 +352,7 @@ def main(argv=None) -> int:
                     "not_tile_crops": int((syn_y < 0).sum()),
                     "flat_tiles_share": args.flat_tiles,
                     "flat_tile_crops": int(flat.sum()),
+                    "flat_stretched": args.flat_stretched,
                     "real_share": args.real_share,
                     "lr": args.lr,
                     "real_crops": int(len(real_x)),

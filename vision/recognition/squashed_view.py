@@ -139,6 +139,16 @@ def from_stretched(quads: np.ndarray, factor: float, height: int) -> np.ndarray:
     return quads
 
 
+def to_stretched(quads: np.ndarray, factor: float, height: int) -> np.ndarray:
+    """Quads (N, 4, 2) in the photo (its height `height`) -> the photo stretched by
+    `factor` (`stretched`): the inverse of `from_stretched`. Training cuts tiles lying
+    flat where the squashed view sees them (`training.classifier.flat_tiles`)."""
+    quads = np.array(quads, np.float32).reshape(-1, 4, 2)
+    scale = height / max(1, round(height * factor))
+    quads[..., 1] = (quads[..., 1] + 0.5) / scale - 0.5
+    return quads
+
+
 def stretched_side(long_side: int, multiple: int, shape, factor: float, part=None) -> int:
     """The detector input's long side for the photo of `shape` (or its `part` of that
     shape) stretched by `factor`: its width shrunk as much as the first pass's input (of
