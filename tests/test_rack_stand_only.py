@@ -215,6 +215,21 @@ def test_a_tier_joined_by_more_tiles_lying_beyond_the_stands_end_stays_a_tier():
     assert read_rack(d).total == _total(codes[:8])
 
 
+def test_a_short_wide_box_between_two_of_a_tiers_tiles_stays_on_it():
+    # the detector boxed the front tier's fourth tile short and wide (0.63 as tall, 1.2 as
+    # wide): too short for a standing tile, but nothing lies flat between two of a tier's
+    # tiles
+    back = _boxes(6, 100, 400 - 1.05 * H)
+    front = _boxes(6, 100, 400)
+    x = float(front[3][0, 0])
+    front[3] = np.float32([[x - 4, 400 - 0.68 * H], [x + 1.2 * W - 4, 400 - 0.68 * H],
+                           [x + 1.2 * W - 4, 400 - 0.05 * H], [x - 4, 400 - 0.05 * H]])
+    codes = ["B1", "B2", "B3", "B4", "B5", "B6", "R1", "R2", "R3", "R4", "R5", "R6"]
+    d = detections_from(codes, back + front)
+    assert not off_the_rack(d).any()
+    assert read_rack(d).total == _total(codes)
+
+
 # ----------------------------------------------------------------------------- models
 # (edition, tiers, seed, where the tiles lie by): every stand tile's number shows; main
 # before this change totalled each wrong (58, 57, 65, 170, 167 for 30, 51, 94, 163, 140).

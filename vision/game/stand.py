@@ -26,6 +26,12 @@ ROW_NEIGHBOUR = 1.3
 # smiley boxed 0.65 as tall as its tier's tiles, eval_depth's 191,001; rack-tiles-only.md,
 # "A joker boxed by its picture").
 JOKER_SHARE = 0.55
+# ...and so does any tile named off whose box stands in a kept row between two of its
+# tiles, next to each (`ROW_NEIGHBOUR`), at least this share as tall as the row: nothing
+# lies flat between two tiles of a tier, but the detector boxes a tile there short and
+# wide now and then (eval_depth's 195,005: 0.63 as tall, 1.2 as wide; rack-tiles-only.md,
+# "A short box between two of a tier's tiles").
+BETWEEN_SHARE = 0.5
 # A stand has one to three tiers, each about a tile height (and a little) from the next: a
 # row of tiles further than this many tile heights from the nearest tier lies on the table
 # behind or before the stand (see docs/decisions/rack-tiers.md).
@@ -144,7 +150,8 @@ def _in_a_kept_row(q: np.ndarray, off: np.ndarray, jokers: np.ndarray | None = N
     of its tiles or next to one (`ROW_NEIGHBOUR`), as tall as they are: a tile leaning, or
     boxed askew, in a tier or at its end (a tile lying by lies off a row's depth, away from
     its ends, or is seen shorter). `jokers` (N,) bool: those are taken back from
-    `JOKER_SHARE` of the row's height, whichever way they face."""
+    `JOKER_SHARE` of the row's height, whichever way they face. Then any tile still off
+    next to a row tile on each side is taken back from `BETWEEN_SHARE` of its height."""
     kept = np.nonzero(~off)[0]
     if len(kept) < 3:
         return off
@@ -170,6 +177,16 @@ def _in_a_kept_row(q: np.ndarray, off: np.ndarray, jokers: np.ndarray | None = N
         share = JOKER_SHARE if jokers[i] else FLAT_TILE_SHARE
         if ((len(left) and len(right)) or near) and \
                 heights[i] >= share * float(np.median(heights[row])):
+            out[i] = False
+    for i in np.nonzero(out)[0]:
+        row = kept[np.abs(depth[kept] - depth[i]) < 0.3 * heights[kept]]
+        if len(row) < 2:
+            continue
+        gap = along[row] - along[i]
+        reach = ROW_NEIGHBOUR * 0.5 * (widths[row] + widths[i])
+        left = ((gap < -0.3 * widths[i]) & (-gap < reach)).any()
+        right = ((gap > 0.3 * widths[i]) & (gap < reach)).any()
+        if left and right and heights[i] >= BETWEEN_SHARE * float(np.median(heights[row])):
             out[i] = False
     return out
 
