@@ -187,3 +187,42 @@ def test_a_white_stand_among_tiles_lying_all_round_on_plain_wood_is_read(tmp_pat
     rack = cover.read_rack_photo(reader, photo, DEFAULT_RULES)  # over the stand's: read
     standing = [t.code for t in scene.tiles if t.standing]
     assert rack.total == _penalty(standing)
+
+
+def _palm_over_a_stand() -> np.ndarray:
+    """A held-out rendered stand (bench.rack_totals' set C, 800,109) with a palm painted
+    over the middle of its tier: refused as a rack photo and as a table photo."""
+    pytest.importorskip("PIL")
+    from bench.eval_cover import tile_height
+    from bench.hands import paint
+    from tests.server_helpers import reader
+    from training.editions import HELD_OUT
+    from training.render3d.scene import render_depth_scene
+
+    scene = render_depth_scene(np.random.default_rng(800_109), HELD_OUT["white_teal"],
+                               kind="rack", tiers=1)
+    found = reader().read(scene.image)
+    stand = [t.quad for t in scene.tiles if t.standing]
+    return paint(scene.image, stand[len(stand) // 2], tile_height(found), "palm",
+                 np.random.default_rng(800_109), found.corners, tone=1).image
+
+
+def test_a_hand_over_a_rack_is_refused_in_the_racks_words(client, app, tmp_path):
+    from tests.server_helpers import new_game, upload
+
+    image = _palm_over_a_stand()
+    data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
+    game = new_game(client, app)
+    refused = upload(client, game, "racks", data, data={"player": "Ben"})
+    assert refused.status_code == 422
+    assert refused.json()["message_id"] == {"id": "rack.covered", "params": {}}
+    assert "covers part of the rack (a hand?)" in refused.json()["detail"]
+    # the same photo as a table photo: the table's words
+    as_table = upload(client, game, "photo", data)
+    assert as_table.status_code == 422
+    assert as_table.json()["message_id"]["id"] == "photo.covered"
+    path = tmp_path / "rack.jpg"
+    path.write_bytes(data)
+    run = subprocess.run([str(REPO_ROOT / ".venv" / "bin" / "rummikub"), "score", str(path)],
+                         capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
+    assert run.returncode != 0 and "covers part of the rack (a hand?)" in run.stderr

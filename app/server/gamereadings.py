@@ -106,8 +106,9 @@ class ReadingFlow:
             return read()
         except PhotoUnfit as error:
             raise GameError(unfit_message(error.problems), 422) from None
-        except PhotoCovered:
-            raise GameError(say("photo.covered"), 422) from None
+        except PhotoCovered as error:
+            raise GameError(say("rack.covered" if error.rack else "photo.covered"),
+                            422) from None
         except PhotoError as error:
             raise GameError(photo_message(str(error)), 400) from None
 

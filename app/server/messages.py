@@ -45,6 +45,8 @@ ENGLISH: dict[str, str] = {
     "rack.off_rack": "{count} tiles lie off the rack: not counted ({tiles})",
     "rack.maybe_covered": "something skin-coloured lies beside the rack (a hand?): if it "
                           "hides tiles, move it and take the photo again",
+    "rack.covered": "something covers part of the rack (a hand?): move it and take the "
+                    "photo again",
     "rack.note": "{text}",
     # a photo or frame too poor to read (vision.recognition.quality): what to do
     "photo.unfit": "{words}",

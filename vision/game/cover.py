@@ -77,6 +77,7 @@ SMOOTH_IN = 0.5  # tile areas of a smooth skin-coloured piece inside the tiles' 
 MAX_SMOOTH = 3.0  # ...and it is covered when the whole piece has this many tile areas
 
 WORDS = "something covers part of the table (a hand?): move it and take the photo again"
+RACK_WORDS = "something covers part of the rack (a hand?): move it and take the photo again"
 DOUBT_WORDS = ("something skin-coloured lies beside the rack (a hand?): if it hides tiles, "
                "move it and take the photo again")
 
@@ -111,11 +112,13 @@ class Cover:
 
 
 class PhotoCovered(PhotoError):
-    """A table photo with something (a hand?) over its tiles: never judged."""
+    """A table photo (or a `rack` photo) with something (a hand?) over its tiles: never
+    judged."""
 
-    def __init__(self, cover: Cover) -> None:
+    def __init__(self, cover: Cover, rack: bool = False) -> None:
         self.cover = cover
-        super().__init__(WORDS)
+        self.rack = rack
+        super().__init__(RACK_WORDS if rack else WORDS)
 
 
 def _main_colour(px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -399,7 +402,7 @@ def refuse_covered(photo, detections, rack: bool = False) -> Cover:
     its tiles (a `rack` photo judged as the module's doc says)."""
     cover = check(photo, detections, rack)
     if cover.problems(rack):
-        raise PhotoCovered(cover)
+        raise PhotoCovered(cover, rack)
     return cover
 
 
