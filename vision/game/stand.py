@@ -220,12 +220,12 @@ def _off_in_view(q: np.ndarray, weighted: bool = False) -> np.ndarray:
     foot_hidden[idx] = _foot_hidden(q, axis, idx, idx)
     ends = -(q @ axis)  # (N, 4): down the rack is deeper
     along = centres @ np.array([axis[1], -axis[0]])
-    beside: list[int] = []
+    short: list[int] = []  # the short tiles of rows taken as tiers for their middle
     for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height, foot_hidden,
                                                    ends.min(axis=1), ends.max(axis=1),
-                                                   along, beside)):
+                                                   along, short)):
         off[rows[k]] = True
-    off[beside] = True
+    off[short] = True
     return _drop_squashed(q, axis, off)
 
 
@@ -355,7 +355,7 @@ def _foot_hidden(q: np.ndarray, axis: np.ndarray, ids: np.ndarray,
 def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
            foot_hidden: np.ndarray, top: np.ndarray | None = None,
            foot: np.ndarray | None = None, along: np.ndarray | None = None,
-           beside_tiles: list | None = None) -> list[int]:
+           short: list | None = None) -> list[int]:
     """The rows that stand on the stand: its fullest row (by tile height: see below), then
     row by row up and down the rack while the next row lies within a tier step of the last
     tier taken (a chain, so a three-tier stand's rows all count), meets it (`_touches`:
@@ -369,7 +369,11 @@ def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
     The first tier is the row with the most tile height (its boxes' heights squared,
     summed): tiles lying flat are seen foreshortened, and a row of them behind the stand
     is also further away, so a row of them longer than the stand's weighs less, and a
-    tier's row that tiles lying beside it join keeps its weight (rack-tiles-only.md)."""
+    tier's row that tiles lying beside it join keeps its weight (rack-tiles-only.md).
+
+    A row flat as a whole is still a tier where `SPAN_TILES` of its tiles within the span
+    of the tiers taken are not flat (it must meet the tier next to it on those); its tiles
+    shorter than `FLAT_SHARE` of the tiers' height are added to `short`, to be named off."""
     level = [float(np.mean(depth[r])) for r in rows]
     tall = [float(np.median(heights[r])) for r in rows]
     fullest = max(range(len(rows)), key=lambda k: float((heights[rows[k]] ** 2).sum()))
@@ -417,8 +421,8 @@ def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
             break
         k = max(nexts, key=lambda k: len(rows[k]))
         taken.append(k)
-        if beside_tiles is not None:
-            beside_tiles.extend(cut.get(k, []))
+        if short is not None:
+            short.extend(cut.get(k, []))
     return sorted(taken)
 
 
