@@ -51,6 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.game.occlusion import tiles_mask
+from vision.game.stand import off_the_rack
 from vision.recognition.decode import PhotoError
 
 # Chosen in docs/decisions/covered-photo.md (bench.eval_cover on the real valid/ photos).
@@ -385,11 +386,7 @@ def check(photo, detections, rack: bool = False) -> Cover:
     (`vision.game.stand.off_the_rack`): tiles lying by spread the hull over the table
     (docs/decisions/covered-photo.md, "The stand's hull")."""
     corners = np.asarray(detections.corners, np.float32).reshape(-1, 4, 2)
-    stand = None
-    if rack and len(detections):
-        from vision.game.stand import off_the_rack
-
-        stand = ~off_the_rack(detections)
+    stand = ~off_the_rack(detections) if rack and len(detections) else None
     if not hasattr(photo, "reduced"):
         return measure(photo, corners, stand)
     image = photo.reduced(photo.reduction_for(2 * WIDTH))
