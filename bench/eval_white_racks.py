@@ -43,25 +43,31 @@ TARGET_F1 = 0.97
 
 def scenes(base: int, photos: int, cache: Path | None):
     """(seed, scene without its pixels, JPEG bytes) of each photo, rendered or cached."""
-    import cv2
-
-    from training.render3d.scene import original_edition, render_depth_scene
-
     for i in range(photos):
         seed = base + i
         path = cache / f"white-rack-{seed}.pkl" if cache else None
         if path and path.exists():
             yield pickle.loads(path.read_bytes())
             continue
-        rng = np.random.default_rng(seed)
-        scene = render_depth_scene(rng, original_edition(rng), kind=KINDS[i % len(KINDS)],
-                                   width=SIZE[0], height=SIZE[1])
-        data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
-        scene.image = None  # the JPEG is the photo; the pixels would be 36 MB a scene
-        item = (seed, scene, data)
+        item = render(seed, KINDS[i % len(KINDS)])
         if path:
             path.write_bytes(pickle.dumps(item))
         yield item
+
+
+def render(seed: int, kind: str):
+    """(seed, scene without its pixels, JPEG bytes) of one photo: the `i`th photo from
+    `base` is `render(base + i, KINDS[i % len(KINDS)])`."""
+    import cv2
+
+    from training.render3d.scene import original_edition, render_depth_scene
+
+    rng = np.random.default_rng(seed)
+    scene = render_depth_scene(rng, original_edition(rng), kind=kind, width=SIZE[0],
+                               height=SIZE[1])
+    data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+    scene.image = None  # the JPEG is the photo; the pixels would be 36 MB a scene
+    return seed, scene, data
 
 
 def score_photo(scene, rack) -> dict:

@@ -288,7 +288,16 @@ def test_a_rack_photo_is_refused_for_smooth_skin_only_over_its_rows():
     over = cover.Cover(area=0.0, tiles=5, smooth=6.0, smooth_over=6.0)
     assert over.problems(rack=True) == ["covered"] and over.doubts(rack=True) == []
     coloured = cover.Cover(area=cover.MAX_AREA, tiles=5)
-    assert coloured.problems(rack=True) == ["covered"]
+    assert coloured.problems(rack=True) == ["covered"]  # not measured over the stand: as read
+
+
+def test_a_rack_photo_is_refused_for_a_foreign_piece_only_near_its_rows():
+    beside = cover.Cover(area=2 * cover.MAX_AREA, tiles=5, area_over=0.0)
+    assert beside.problems() == ["covered"]  # a table photo: as before
+    assert beside.problems(rack=True) == [] and beside.doubts(rack=True) == ["maybe covered"]
+    over = cover.Cover(area=2 * cover.MAX_AREA, tiles=5, area_over=cover.MAX_AREA)
+    assert over.problems(rack=True) == ["covered"] and over.doubts(rack=True) == []
+    assert "area_over" in over.to_json() and "area_over" not in cover.Cover(1.0, 5).to_json()
 
 
 def test_a_rack_beside_a_plain_wooden_table_is_read_and_the_doubt_said(tile_reader):

@@ -189,6 +189,53 @@ def test_a_white_stand_among_tiles_lying_all_round_on_plain_wood_is_read(tmp_pat
     assert rack.total == _penalty(standing)
 
 
+def test_a_white_stand_holding_one_tile_among_tiles_far_round_it_is_read(tmp_path):
+    # bench.eval_white_racks' seed 720,012 (16 MP): one tile on a one-tier stand, 8 lying
+    # far round it on orange wood. Judged by every tile's colours the wood near the stand
+    # is a foreign piece of 13 tile areas, outlined by the stand; it reaches nowhere near
+    # the stand's own tile, so the rack is read and the doubt said
+    # (docs/decisions/covered-photo.md, "A foreign piece beside the stand").
+    pytest.importorskip("PIL")
+    from bench.eval_white_racks import KINDS, render
+    from referee import DEFAULT_RULES
+    from vision.game import cover
+    from vision.recognition.decode import Photo
+    from vision.recognition.pipeline import TileReader
+
+    _seed, scene, data = render(720_012, KINDS[12 % len(KINDS)])
+    reader = TileReader.load()
+    photo = Photo.from_bytes(data)
+    assert cover.check(photo, reader.read(photo)).problems(rack=True)  # the table's rule
+    rack = cover.read_rack_photo(reader, photo, DEFAULT_RULES)
+    assert rack.total == _penalty([t.code for t in scene.tiles if t.standing])
+    assert cover.DOUBT_WORDS in rack.warnings
+
+
+def test_tiles_lying_past_a_white_stands_end_in_line_with_its_tier_are_not_counted():
+    # bench.eval_white_racks' seed 710,013 (16 MP): a two-tier stand, and five tiles lying
+    # in a row on the table past its left end, in line with its back tier and boxed 0.7
+    # as tall; the plane of box heights fit over the row bent to them, and all five were
+    # counted (`vision.game.stand._flat_beyond_a_gap`)
+    pytest.importorskip("PIL")
+    from bench.eval_white_racks import KINDS, render
+    from referee import DEFAULT_RULES
+    from vision.game import cover
+    from vision.recognition.decode import Photo
+    from vision.recognition.pipeline import TileReader
+    from vision.recognition.plane_view import points_in_quads
+
+    _seed, scene, data = render(710_013, KINDS[13 % len(KINDS)])
+    rack = cover.read_rack_photo(TileReader.load(), Photo.from_bytes(data), DEFAULT_RULES)
+    standing = np.stack([t.quad for t in scene.tiles if t.standing])
+    left = [t for t in scene.tiles if not t.standing
+            and t.quad[:, 0].max() < standing[:, :, 0].min()
+            and t.quad[:, 1].min() < standing[:, :, 1].max()]
+    assert len(left) == 5
+    on_left = points_in_quads(rack.detections.centers, np.stack([t.quad for t in left]))
+    found = np.nonzero(on_left.any(axis=1))[0]
+    assert len(found) == 5 and set(found.tolist()) <= set(rack.off_rack)
+
+
 def _palm_over_a_stand() -> np.ndarray:
     """A held-out rendered stand (bench.rack_totals' set C, 800,109) with a palm painted
     over the middle of its tier: refused as a rack photo and as a table photo."""

@@ -230,6 +230,63 @@ def test_a_short_wide_box_between_two_of_a_tiers_tiles_stays_on_it():
     assert read_rack(d).total == _total(codes)
 
 
+def test_flat_tiles_past_the_stands_end_in_line_with_a_tier_are_left_out():
+    # a two-tier stand; five tiles lying flat on the table two tile widths past the left
+    # end of its back tier, their centres at its depth and boxed 0.72 as tall (white rack
+    # 710,013 counted five so): the row of 11 is no flat row, but the end beyond the gap is
+    back = _boxes(6, 400, 400 - 1.05 * H)
+    front = _boxes(6, 400, 400)
+    centre = 400 - 1.05 * H - 0.5 * H
+    lying = _boxes(5, 400 - 2 * W - 5 * (W + 2), centre + 0.36 * H, h=0.72 * H)
+    codes = ["B1", "B2", "B3", "B4", "B5", "B6", "R1", "R2", "R3", "R4", "R5", "R6"] + \
+        ["K13"] * 5
+    d = detections_from(codes, back + front + lying)
+    assert off_the_rack(d).tolist() == [False] * 12 + [True] * 5
+    assert read_rack(d).total == _total(codes[:12])
+
+
+def test_a_tier_spread_with_a_gap_or_a_tile_boxed_short_beside_it_keeps_its_tiles():
+    # a player spreads a tier's tiles with a gap of two tile widths: as tall either side
+    back = _boxes(6, 100, 400 - 1.05 * H)
+    spread = _boxes(3, 100, 400) + _boxes(3, 100 + 5 * (W + 2), 400)
+    codes = ["B1", "B2", "B3", "B4", "B5", "B6", "R1", "R2", "R3", "R4", "R5", "R6"]
+    d = detections_from(codes, back + spread)
+    assert not off_the_rack(d).any()
+    # a tile boxed askew (facing off the rack's way, so in no row) fills the gap before
+    # two boxes at the tier's end boxed 0.75 as tall: they lie beyond no gap
+    front = _boxes(6, 100, 400)
+    askew = _turned(_boxes(1, 100 + 6 * (W + 2), 400)[0], 30)
+    ends = _boxes(2, 100 + 7 * (W + 2), 400, h=0.75 * H)
+    d = detections_from(codes + ["K1", "K2", "K3"], back + front + [askew] + ends)
+    assert not off_the_rack(d)[-2:].any()
+
+
+def test_flat_tiles_in_the_one_row_of_a_stand_are_left_out():
+    # a one-tier stand of six; two tiles lying flat on the table just past its end, their
+    # centres at its depth and boxed 0.45 as tall: all eight make one row, and a row alone
+    # was taken whole (white close-up 710,019 counted three tiles lying behind its stand so)
+    tier = _boxes(6, 100, 400)
+    lying = _boxes(2, 100 + 6 * (W + 2) + 4, 400 - 0.275 * H, h=0.45 * H)
+    codes = ["R1", "R2", "R3", "R4", "R5", "R6", "K12", "K13"]
+    d = detections_from(codes, tier + lying)
+    assert off_the_rack(d).tolist() == [False] * 6 + [True] * 2
+    assert read_rack(d).total == _total(codes[:6])
+
+
+def test_two_tiles_on_a_stand_seen_close_outweigh_six_small_ones_lying_far_behind():
+    # a close-up of a stand holding two tiles, each boxed 7 times as tall as six tiles
+    # lying far behind it, each its own way (white close-up 710,039): most box height
+    # squared agrees on the two tiles' way, and two tiles are enough to tell it
+    stand = _boxes(2, 300, 700, w=5 * W, h=5 * H, gap=10)
+    ways = [35, 60, 100, 130, 150, 235]
+    lying = [_turned(_boxes(1, 100 + 110 * k, 150, w=0.9 * W, h=0.7 * H)[0], a)
+             for k, a in enumerate(ways)]
+    codes = ["R6", "B7"] + ["O6", "K3", "R8", "O5", "J", "J"]
+    d = detections_from(codes, stand + lying)
+    assert off_the_rack(d).tolist() == [False] * 2 + [True] * 6
+    assert read_rack(d).total == _total(codes[:2])
+
+
 # ----------------------------------------------------------------------------- models
 # (edition, tiers, seed, where the tiles lie by): every stand tile's number shows; main
 # before this change totalled each wrong (58, 57, 65, 170, 167 for 30, 51, 94, 163, 140).

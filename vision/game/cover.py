@@ -27,15 +27,17 @@ Looked at on the photo 320 px wide (`WIDTH`), in Lab with lightness counted half
    `MAX_SMOOTH` tile areas or more: covered. A hand on wood has the wood's hue but not
    its grain.
 
-A rack photo (`rack=True`) is judged on the same measures but for step 4: the ring round
-a stand's tiles is the stand, not the table, so the table's grain is not measured there
-and a plain wooden table beside the stand reads as smooth skin. A hand that hides a rack's
-tiles lies over its rows: a smooth piece reaching into the hull of the tiles standing on
-the stand (`Cover.smooth_over`; tiles lying by spread the hull of them all over the table)
-refuses the photo; one that only reaches the table around the tiles is a doubt
-(`Cover.doubts`), said beside the rack's total, not a refusal
-(docs/decisions/covered-photo.md, "A rack photo: over the rows or beside them" and "The
-stand's hull").
+A rack photo (`rack=True`) is judged on the same measures but where they count: the ring
+round a stand's tiles is the stand, not the table, so the table's grain is not measured
+there and a plain wooden table beside the stand reads as smooth skin, and the wood's
+colour next to the black stand reads as a foreign piece. A hand that hides a rack's tiles
+lies over its rows: a smooth piece reaching into the hull of the tiles standing on the
+stand (`Cover.smooth_over`; tiles lying by spread the hull of them all over the table), or
+a foreign piece reaching into that hull grown by `HULL_GROW` (`Cover.area_over`), refuses
+the photo; one that only reaches the table around the tiles is a doubt (`Cover.doubts`),
+said beside the rack's total, not a refusal (docs/decisions/covered-photo.md, "A rack
+photo: over the rows or beside them", "The stand's hull" and "A foreign piece beside the
+stand").
 
 The thresholds were chosen on the real valid/ photos with hands painted over them
 (`python -m bench.eval_cover`, docs/decisions/covered-photo.md). A grey or black sleeve is
@@ -76,6 +78,10 @@ SMOOTHER = 0.35  # times the table's spread: smoother than the table's grain, as
 SMOOTH_OPEN = 0.25  # tile heights: thinner smooth skin-coloured things are left out
 SMOOTH_IN = 0.5  # tile areas of a smooth skin-coloured piece inside the tiles' area...
 MAX_SMOOTH = 3.0  # ...and it is covered when the whole piece has this many tile areas
+# On a rack photo a foreign piece (step 3) refuses where it reaches `SMOOTH_IN` tile areas
+# into the hull of the stand's tiles grown by this many tile heights, else it is a doubt
+# (docs/decisions/covered-photo.md, "A foreign piece beside the stand").
+HULL_GROW = 0.5
 
 WORDS = "something covers part of the table (a hand?): move it and take the photo again"
 RACK_WORDS = "something covers part of the rack (a hand?): move it and take the photo again"
@@ -91,24 +97,32 @@ class Cover:
     tiles: int  # tiles found (with none there is no tiles' area to cover)
     smooth: float = 0.0  # the largest smooth skin-coloured piece reaching there, tile areas
     smooth_over: float = 0.0  # ...of those, the largest reaching into the tiles' own hull
+    # `area`'s measure of the foreign pieces reaching into the tiles' own hull (None: as
+    # `area`, a table photo's hull being every tile's)
+    area_over: float | None = None
 
     def problems(self, rack: bool = False) -> list[str]:
         """["covered"] when something lies over the tiles, else []. On a `rack` photo
-        smooth skin counts only over the tiles' hull (the module's doc)."""
+        a foreign piece and smooth skin count only over the hull of the stand's tiles (the
+        module's doc)."""
+        area = self.area if not rack or self.area_over is None else self.area_over
         smooth = self.smooth_over if rack else self.smooth
-        seen = self.area >= MAX_AREA or smooth >= MAX_SMOOTH
+        seen = area >= MAX_AREA or smooth >= MAX_SMOOTH
         return ["covered"] if self.tiles and seen else []
 
     def doubts(self, rack: bool = False) -> list[str]:
-        """On a rack photo not refused: ["maybe covered"] where smooth skin reaches the
-        table around the tiles but not their hull; else []."""
+        """On a rack photo not refused: ["maybe covered"] where a foreign piece or smooth
+        skin reaches the table around the tiles but not their hull; else []."""
         if not rack or self.problems(rack=True):
             return []
-        return ["maybe covered"] if self.tiles and self.smooth >= MAX_SMOOTH else []
+        seen = self.area >= MAX_AREA or self.smooth >= MAX_SMOOTH
+        return ["maybe covered"] if self.tiles and seen else []
 
     def to_json(self) -> dict:
         return {"area": round(float(self.area), 2), "smooth": round(float(self.smooth), 2),
                 "smooth_over": round(float(self.smooth_over), 2),
+                **({} if self.area_over is None
+                   else {"area_over": round(float(self.area_over), 2)}),
                 "tiles": self.tiles, "problems": self.problems()}
 
 
@@ -238,9 +252,9 @@ def smooth_skin(picture: np.ndarray, quads: np.ndarray, geometry=None,
 
 def _smooth_skin(picture: np.ndarray, quads: np.ndarray, geometry=None,
                  lab_full: np.ndarray | None = None,
-                 hull_quads: np.ndarray | None = None) -> tuple[float, float]:
-    """(`smooth_skin`, the same for the pieces reaching `SMOOTH_IN` tile areas into the
-    convex hull of `hull_quads`, the tiles' own where None): one measure of smoothness for
+                 hull: np.ndarray | None = None) -> tuple[float, float]:
+    """(`smooth_skin`, the same for the pieces reaching `SMOOTH_IN` tile areas into `hull`
+    ((H, W) bool), the convex hull of the tiles where None): one measure of smoothness for
     both."""
     import cv2
 
@@ -264,13 +278,10 @@ def _smooth_skin(picture: np.ndarray, quads: np.ndarray, geometry=None,
     # an arm's whole piece counts once it reaches into the tiles' area: a hand reaching
     # for a tile at the edge of the tiles lies mostly outside it
     on = opened.astype(bool)
-    hull = np.zeros(picture.shape[:2], np.uint8)
-    hull_quads = quads if hull_quads is None else hull_quads
-    cv2.fillConvexPoly(hull, cv2.convexHull(hull_quads.reshape(-1, 2).astype(np.float32))
-                       .astype(np.int32), 1)
+    hull = _hull(picture.shape, quads) if hull is None else hull
     whole = np.bincount(pieces[on], minlength=n)[1:] / max(tile_area, 1.0)
     reach = [np.bincount(pieces[on & where], minlength=n)[1:] / max(tile_area, 1.0)
-             for where in (area, hull.astype(bool))]
+             for where in (area, hull)]
     return tuple(float(whole[inside >= SMOOTH_IN].max(initial=0)) for inside in reach)
 
 
@@ -332,7 +343,8 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray,
             stand: np.ndarray | None = None) -> Cover:
     """The cover of a BGR photo whose tiles lie at `corners` (N, 4, 2), photo pixels.
     `stand` (N,) bool: the tiles standing on a rack's stand, whose own hull `smooth_over`
-    is measured over (all tiles where None)."""
+    and `area_over` are measured over (None: a table photo, `smooth_over` over every tile's
+    hull, no `area_over`)."""
     import cv2
 
     corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
@@ -357,9 +369,29 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray,
         for i in candidates:
             if _outline(lab, on_tiles, height, pieces == i + 1) < OUTLINE:
                 inside[i] = 0  # no edge against the table around it: a shade or a grain
-    hull_quads = quads if stand is None or not np.any(stand) else quads[np.asarray(stand)]
+    hull = None if stand is None else _hull(picture.shape, quads[np.asarray(stand)]
+                                            if np.any(stand) else quads)
+    area_over = None
+    if hull is not None:
+        # a foreign piece counts on a rack photo where it reaches into the stand's rows,
+        # grown by `HULL_GROW`: a hand over a row's end tile hides it from the hull
+        grown = cv2.dilate(hull.astype(np.uint8), _disc(max(
+            1, int(round(HULL_GROW * geometry[0]))))).astype(bool)
+        over = np.bincount(pieces[foreign & grown], minlength=n)[1:] if n > 1 else np.zeros(1)
+        area_over = float(inside[over >= SMOOTH_IN * tile_area].max(initial=0)) / max(
+            tile_area, 1.0)
     return Cover(float(inside.max(initial=0)) / max(tile_area, 1.0), len(corners),
-                 *_smooth_skin(picture, quads, geometry, lab_full, hull_quads))
+                 *_smooth_skin(picture, quads, geometry, lab_full, hull), area_over=area_over)
+
+
+def _hull(shape, quads: np.ndarray) -> np.ndarray:
+    """(H, W) bool: the convex hull of the tiles at `quads` (N >= 1, 4, 2)."""
+    import cv2
+
+    hull = np.zeros(shape[:2], np.uint8)
+    cv2.fillConvexPoly(hull, cv2.convexHull(quads.reshape(-1, 2).astype(np.float32))
+                       .astype(np.int32), 1)
+    return hull.astype(bool)
 
 
 def _outline(lab: np.ndarray, on_tiles: np.ndarray, height: float, piece: np.ndarray) -> float:

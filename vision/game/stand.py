@@ -46,6 +46,11 @@ SPAN_TILES = 2
 # heights: a row seen at an angle slants, its depths spread without a gap; a tier's step is
 # 0.8-1.1 tile heights (docs/decisions/rack-tiers.md).
 ROW_GAP = 0.3
+# Tiles at a kept row's end beyond a gap this many tile widths wide, shorter than
+# `FLAT_SHARE` of the `END_NEAR` tiles across it, lie flat on the table past the stand's
+# end (`_flat_beyond_a_gap`).
+END_GAP = 1.0
+END_NEAR = 3
 # A tile lying flat on the table is seen foreshortened: from 20-45 degrees above, 0.35-0.84
 # of the height of a tile standing on a stand leaning back 6-18 degrees. A row whose tiles
 # are shorter than this share of the tiers' is not a tier (rendered tiers: 0.91-1.05).
@@ -93,8 +98,9 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     on it: one that faces another way than the rack's tiles (they all face its way, up or
     turned round), one in a row of tiles that is not one of the stand's tiers (`_tiers`:
     a chain of up to three rows, each within `TIER_STEP` of the next and meeting it
-    (`TIER_GAP`), from the row with the most tile height), or one kept whose box is too
-    short for a standing tile at its place (`FLAT_TILE_SHARE`). Judged only where most
+    (`TIER_GAP`), from the row with the most tile height), one at a kept row's end past a
+    gap and flat beside the tiles across it (`_flat_beyond_a_gap`), or one kept whose box
+    is too short for a standing tile at its place (`FLAT_TILE_SHARE`). Judged only where most
     tiles, or most box height squared, agree on a way (else all False).
 
     Judged twice, in the photo and on the plane estimated from the tiles (as `rows_of`),
@@ -202,7 +208,7 @@ def _off_in_view(q: np.ndarray, weighted: bool = False) -> np.ndarray:
     axis, aligned = way
     off |= ~aligned
     # The rack's rows, along its way: depth down the rack, split at gaps (`ROW_GAP`).
-    centres, _r, _d, _w, heights = tile_frames(q)
+    centres, _r, _d, widths, heights = tile_frames(q)
     depth = -(centres @ axis)  # up the rack is less deep
     height = float(np.median(heights[aligned]))
     idx = np.nonzero(aligned)[0]
@@ -214,8 +220,8 @@ def _off_in_view(q: np.ndarray, weighted: bool = False) -> np.ndarray:
             current = []
         current.append(i)
     rows.append(current)
-    if len(rows) <= 1:
-        return off
+    if len(rows) <= 1:  # one row: no tiers to choose, but its flat tiles are still off
+        return _drop_squashed(q, axis, off)
     foot_hidden = np.zeros(n, bool)
     foot_hidden[idx] = _foot_hidden(q, axis, idx, idx)
     ends = -(q @ axis)  # (N, 4): down the rack is deeper
@@ -226,13 +232,46 @@ def _off_in_view(q: np.ndarray, weighted: bool = False) -> np.ndarray:
                                                    along, short)):
         off[rows[k]] = True
     off[short] = True
+    off = _flat_beyond_a_gap(rows, off, along, depth, heights, widths)
     return _drop_squashed(q, axis, off)
+
+
+def _flat_beyond_a_gap(rows: list, off: np.ndarray, along: np.ndarray, depth: np.ndarray,
+                       heights: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """`off` with the tiles of a kept row's end named off where they lie beyond a gap of
+    `END_GAP` tile widths from the rest of the row (no box of any way at the row's depth
+    in it) and their boxes are shorter than `FLAT_SHARE` of the tiles' across the gap:
+    tiles lying flat on the table past the stand's end, in line with a tier (a gap alone
+    is no sign: a player spreads tiles)."""
+    off = off.copy()
+    for row in rows:
+        row = np.asarray([i for i in row if not off[i]], int)
+        if len(row) < 2:
+            continue
+        row = row[np.argsort(along[row])]
+        edges = along[row[1:]] - along[row[:-1]] - 0.5 * (widths[row[1:]] + widths[row[:-1]])
+        wide = float(np.median(widths[row]))
+        level, tall = float(np.median(depth[row])), float(np.median(heights[row]))
+        at_depth = np.abs(depth - level) < 0.5 * tall
+        for g in np.nonzero(edges > END_GAP * wide)[0]:
+            lo, hi = along[row[g]], along[row[g + 1]]
+            if (at_depth & (along > lo) & (along < hi)).any():
+                continue  # a tile facing another way stands in the gap
+            for end, across in ((row[:g + 1], row[g + 1:g + 1 + END_NEAR]),
+                                (row[g + 1:], row[max(0, g + 1 - END_NEAR):g + 1])):
+                rest = np.setdiff1d(row, end)
+                if (heights[end] ** 2).sum() >= (heights[rest] ** 2).sum():
+                    continue
+                if np.median(heights[end]) < FLAT_SHARE * np.median(heights[across]):
+                    off[end] = True
+    return off
 
 
 def _rack_axis(q: np.ndarray, weighted: bool = False) -> tuple[np.ndarray, np.ndarray] | None:
     """(the rack's up direction (2,), (N,) True for the tiles facing within `COS_ON_RACK`
-    of it either way) from the boxes `q`, or None where fewer than 3 agree, and neither
-    half the tiles nor half their box height squared."""
+    of it either way) from the boxes `q`, or None where neither half the tiles (3 at
+    least) nor half their box height squared (2 tiles at least: a close-up of a stand
+    holding two, small tiles lying far behind it) agree on a way."""
     up = (q[:, 0] + q[:, 1]) / 2 - (q[:, 3] + q[:, 2]) / 2
     up = up / np.maximum(np.linalg.norm(up, axis=1, keepdims=True), 1e-9)
     weight = tile_frames(q)[4] ** 2
@@ -249,11 +288,12 @@ def _rack_axis(q: np.ndarray, weighted: bool = False) -> tuple[np.ndarray, np.nd
     if aligned.sum() < max(3, 0.5 * len(q)):
         # More tiles lie by than stand (scattered over the table, each its own way): the
         # way the most box height squared agrees on, a stand's tiles seen taller than
-        # flat ones (docs/decisions/rack-tiles-only.md, "More tiles lying by").
+        # flat ones (docs/decisions/rack-tiles-only.md, "More tiles lying by"; two
+        # tiles will do: "A stand of one row, a stand of two tiles").
         lines = np.abs(up @ up.T) >= COS_ON_RACK  # (candidate, tile)
         best = int(np.argmax(lines.astype(np.float64) @ weight))
         aligned = lines[best]
-        if aligned.sum() < 3 or weight[aligned].sum() < 0.5 * weight.sum():
+        if aligned.sum() < 2 or weight[aligned].sum() < 0.5 * weight.sum():
             return None
         axis = np.linalg.eigh(up[aligned].T @ up[aligned])[1][:, -1]
         along = up @ axis
