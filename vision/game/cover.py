@@ -97,8 +97,8 @@ class Cover:
     tiles: int  # tiles found (with none there is no tiles' area to cover)
     smooth: float = 0.0  # the largest smooth skin-coloured piece reaching there, tile areas
     smooth_over: float = 0.0  # ...of those, the largest reaching into the tiles' own hull
-    # `area`'s measure of the foreign pieces reaching into the tiles' own hull (None: as
-    # `area`, a table photo's hull being every tile's)
+    # ...and of the foreign pieces, the largest reaching into the stand tiles' hull grown
+    # by `HULL_GROW` (a rack photo's; None: a table photo, judged on `area`)
     area_over: float | None = None
 
     def problems(self, rack: bool = False) -> list[str]:
