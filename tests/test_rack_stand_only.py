@@ -287,6 +287,24 @@ def test_two_tiles_on_a_stand_seen_close_outweigh_six_small_ones_lying_far_behin
     assert read_rack(d).total == _total(codes[:2])
 
 
+def test_a_tiers_end_tile_boxed_with_its_side_stays_and_a_flat_one_there_does_not():
+    # the last tile of a tier seen at an angle: the detector boxes its side too, 1.3 as
+    # wide and 0.75 as tall as its neighbours (eval_depth's 195,003 K12, 191,004 R4): as
+    # big a box as the tile next to it. A tile lying flat at the other tier's end is seen
+    # foreshortened: 0.6 as tall, a box 0.6 as big
+    back = _boxes(6, 100, 400 - 1.05 * H)
+    front = _boxes(6, 100, 400)
+    x = 100 + 6 * (W + 2)
+    side = np.float32([[x, 400 - 0.75 * H], [x + 1.3 * W, 400 - 0.75 * H],
+                       [x + 1.3 * W, 400], [x, 400]])
+    lying = _boxes(1, x, 400 - 1.05 * H - 0.2 * H, h=0.6 * H)
+    codes = ["B1", "B2", "B3", "B4", "B5", "B6", "R1", "R2", "R3", "R4", "R5", "R6", "R7",
+             "K13"]
+    d = detections_from(codes, back + front + [side] + lying)
+    assert off_the_rack(d).tolist() == [False] * 13 + [True]
+    assert read_rack(d).total == _total(codes[:13])
+
+
 # ----------------------------------------------------------------------------- models
 # (edition, tiers, seed, where the tiles lie by): every stand tile's number shows; main
 # before this change totalled each wrong (58, 57, 65, 170, 167 for 30, 51, 94, 163, 140).

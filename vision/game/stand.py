@@ -32,6 +32,13 @@ JOKER_SHARE = 0.55
 # wide now and then (eval_depth's 195,005: 0.63 as tall, 1.2 as wide; rack-tiles-only.md,
 # "A short box between two of a tier's tiles").
 BETWEEN_SHARE = 0.5
+# ...and so does one named off at a kept row's end, next to its end tile (a tile as tall as
+# the row's), whose box is at least `END_AREA` as big as that tile's and `END_HEIGHT` as
+# tall: a tier's end tile seen at an angle is boxed with its side, wide and short; a tile
+# lying flat there is seen foreshortened, its box smaller (eval_depth's 195,003 K12,
+# 191,004 R4; rack-tiles-only.md, "A tier's end tile boxed with its side").
+END_AREA = 0.8
+END_HEIGHT = 0.6
 # A stand has one to three tiers, each about a tile height (and a little) from the next: a
 # row of tiles further than this many tile heights from the nearest tier lies on the table
 # behind or before the stand (see docs/decisions/rack-tiers.md).
@@ -157,7 +164,8 @@ def _in_a_kept_row(q: np.ndarray, off: np.ndarray, jokers: np.ndarray | None = N
     boxed askew, in a tier or at its end (a tile lying by lies off a row's depth, away from
     its ends, or is seen shorter). `jokers` (N,) bool: those are taken back from
     `JOKER_SHARE` of the row's height, whichever way they face. Then any tile still off
-    next to a row tile on each side is taken back from `BETWEEN_SHARE` of its height."""
+    next to a row tile on each side is taken back from `BETWEEN_SHARE` of its height, and one
+    at the row's end from `END_AREA` of its end tile's box."""
     kept = np.nonzero(~off)[0]
     if len(kept) < 3:
         return off
@@ -193,6 +201,17 @@ def _in_a_kept_row(q: np.ndarray, off: np.ndarray, jokers: np.ndarray | None = N
         left = ((gap < -0.3 * widths[i]) & (-gap < reach)).any()
         right = ((gap > 0.3 * widths[i]) & (gap < reach)).any()
         if left and right and heights[i] >= BETWEEN_SHARE * float(np.median(heights[row])):
+            out[i] = False
+            continue
+        # at the row's end, next to its end tile: a box as big as that tile's is the
+        # tile seen at an angle (its side in the box), not one lying flat (foreshortened)
+        near = row[np.abs(gap) < reach]
+        if left == right or len(near) != 1:
+            continue
+        end = near[0]
+        if (widths[i] * heights[i] >= END_AREA * widths[end] * heights[end]
+                and heights[i] >= END_HEIGHT * heights[end]
+                and heights[end] >= FLAT_SHARE * float(np.median(heights[row]))):
             out[i] = False
     return out
 
