@@ -305,6 +305,24 @@ def test_a_tiers_end_tile_boxed_with_its_side_stays_and_a_flat_one_there_does_no
     assert read_rack(d).total == _total(codes[:13])
 
 
+def test_a_stand_of_one_tile_among_tiles_lying_each_its_own_way_counts_no_small_one():
+    # one tile left on the stand at a round's end; seven lying by, each its own way, five
+    # of them far behind and boxed under half its height (white 730,006): no way is agreed
+    # on, but the boxes far shorter than the tallest lie flat
+    stand = _boxes(1, 400, 400, w=2 * W, h=2 * H)
+    ways = [35, 80, 120, 160, 200, 250, 300]
+    places = [(80, 150), (200, 140), (600, 150), (700, 160), (820, 170), (100, 520),
+              (750, 560)]
+    sizes = [0.8, 0.8, 0.8, 0.8, 0.8, 1.9, 2.0]  # the last two lie near the camera
+    lying = [_turned(_boxes(1, x, y, w=k * W, h=k * 0.6 * H)[0], a)
+             for (x, y), a, k in zip(places, ways, sizes, strict=True)]
+    codes = ["R9"] + ["K1", "K2", "K3", "K4", "K5", "B7", "B8"]
+    d = detections_from(codes, stand + lying)
+    # the two near the camera are boxed over half as tall: no sign in the boxes tells them
+    # from a standing tile, and they are still counted (rack-tiles-only.md)
+    assert off_the_rack(d).tolist() == [False] + [True] * 5 + [False] * 2
+
+
 # ----------------------------------------------------------------------------- models
 # (edition, tiers, seed, where the tiles lie by): every stand tile's number shows; main
 # before this change totalled each wrong (58, 57, 65, 170, 167 for 30, 51, 94, 163, 140).

@@ -108,7 +108,9 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     (`TIER_GAP`), from the row with the most tile height), one at a kept row's end past a
     gap and flat beside the tiles across it (`_flat_beyond_a_gap`), or one kept whose box
     is too short for a standing tile at its place (`FLAT_TILE_SHARE`). Judged only where most
-    tiles, or most box height squared, agree on a way (else all False).
+    tiles, or most box height squared, agree on a way; else only the boxes far shorter
+    than the tallest are named off (`_much_shorter`: a stand of one tile among tiles
+    lying by).
 
     Judged twice, in the photo and on the plane estimated from the tiles (as `rows_of`),
     and the view that keeps more tile height on the rack (its tiles' box heights in the
@@ -136,6 +138,10 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
             way = _rack_axis(q)
             if way is not None:
                 off = _drop_squashed(q, way[0], off, PHOTO_FLAT_SHARE)
+    if not off.any() and _rack_axis(q) is None and _rack_axis(q, weighted=True) is None:
+        # no way agreed on (a stand of one tile among tiles lying by): the boxes far
+        # shorter than the tallest lie flat
+        off[_much_shorter(tall)] = True
     return _in_a_kept_row(q, off, np.array([c == "J" for c in d.codes], bool))
 
 
