@@ -228,10 +228,8 @@ def _tiles_geometry(shape, quads: np.ndarray):
     grow = max(1, int(round(TILES_GROW * height)))
     on_tiles = cv2.dilate(tiles_mask(shape, quads).astype(np.uint8),
                           np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)).astype(bool)
-    hull = np.zeros(shape[:2], np.uint8)
-    cv2.fillConvexPoly(hull, cv2.convexHull(quads.reshape(-1, 2).astype(np.float32))
-                       .astype(np.int32), 1)
-    area = cv2.dilate(hull, _disc(max(1, int(round(REACH * height))))).astype(bool)
+    area = cv2.dilate(_hull(shape, quads).astype(np.uint8),
+                      _disc(max(1, int(round(REACH * height))))).astype(bool)
     tile_area = float(np.median([cv2.contourArea(q.astype(np.float32)) for q in quads]))
     return height, on_tiles, area, tile_area
 
