@@ -27,6 +27,7 @@ from vision.recognition.sessions import ModelsMissing, ModelUnreadable, read_sid
 from vision.recognition.settings import MODELS_DIR
 from vision.recognition.squashed_view import (
     WEAK_SCORE,
+    dropped_finds,
     read_squashed,
 )
 
@@ -110,6 +111,9 @@ class TileReader:
         # (`vision.recognition.squashed_view`); False turns that off.
         self.squashed_view = bool(squashed_view)
         self.last_stretched = False  # whether the last photo was read stretched
+        # the last classified finds: which were kept as tiles, and their crops as the
+        # classifier cut them (`dropped_finds`)
+        self.last_find_kept, self.last_find_crops = None, None
         self.last_stretched_regions = None  # [(x0, y0, x1, y1)] per stretch, image pixels
 
     @classmethod
@@ -177,6 +181,7 @@ class TileReader:
         timings["detect"] = time.perf_counter() - start
         _add_steps(timings, "detect", self.detector)
         detections = self._classified(image_bgr, quads, scores, timings)
+        dropped = dropped_finds(quads, self.last_find_kept, self.last_find_crops)
 
         def read_finds(quads, scores):
             return self._classified(image_bgr, quads, scores, timings)
@@ -186,7 +191,8 @@ class TileReader:
             lambda long_side: self.detector.detect(image_bgr, long_side=long_side), read_finds)
         detections = self._on_plane(image_bgr, detections, detections.corners, timings,
                                     read_finds)
-        return read_squashed(self, image_bgr, detections, weak, timings, read_finds)
+        return read_squashed(self, image_bgr, detections, weak, timings, read_finds,
+                             dropped=dropped)
 
     def read_photo(self, photo) -> TileDetections:
         """`read` for a `vision.recognition.decode.Photo`, with corners in the whole photo's pixels.
@@ -208,6 +214,7 @@ class TileReader:
         _add_steps(timings, "detect", self.detector)
         detections = self._read_from(photo, factor, _rescale(found, small.shape, photo.shape),
                                      scores, timings)
+        dropped = dropped_finds(found, self.last_find_kept, self.last_find_crops)
 
         def detect_finer(long_side):
             finer = photo.reduced(photo.reduction_for(int(DETECTION_MARGIN * long_side)))
@@ -226,7 +233,8 @@ class TileReader:
                                     _rescale(detections.corners, photo.shape, small.shape),
                                     timings, read_small)
         return read_squashed(self, small, detections, weak, timings, read_small,
-                             lambda corners: _rescale(corners, photo.shape, small.shape))
+                             lambda corners: _rescale(corners, photo.shape, small.shape),
+                             dropped=dropped)
 
     def _detect_first(self, image_bgr: np.ndarray):
         """The first pass's (quads, scores, weak peaks' centres) (`TileDetector.
@@ -302,8 +310,9 @@ class TileReader:
         quads and scores, read by `read_finds`), its detection timed as `step` from
         `start`."""
         found, scores = detect()
-        timings[step] = time.perf_counter() - start
-        timings["detect"] += timings[step]
+        took = time.perf_counter() - start
+        timings[step] = timings.get(step, 0.0) + took  # a step may run on several parts
+        timings["detect"] += took
         timings["classify.first_pass"] = timings.get("classify", 0.0)  # the second adds to it
         return merge(detections, read_finds(found, scores))
 
@@ -311,6 +320,7 @@ class TileReader:
                     full_shape=None) -> TileDetections:
         """Read the tiles at `quads` (the whole photo's pixels) by cropping them from
         `image_bgr`, which is the photo shrunk from `full_shape` when that is given."""
+        self.last_find_kept, self.last_find_crops = np.zeros(len(quads), bool), None
         if len(quads) == 0:
             timings["classify"] = timings.pop("classify.first_pass", 0.0)
             self.last_timings = timings
@@ -329,9 +339,11 @@ class TileReader:
         keep = scores * probs.max(axis=1) >= self.reject_below
         crops = getattr(self.profile_head or self.classifier, "last_crops", None)
         if crops is not None and len(crops) == len(quads):
+            self.last_find_crops = crops
             kept = np.flatnonzero(keep)
             centres = quads[kept].mean(axis=1)
             keep[kept[unlike_the_other_finds(crops[kept], centres)]] = False
+        self.last_find_kept = keep.copy()
         self.last_second_looks = (0, 0)
         if self.profile_head is None:  # a profile's head looks twice its own way
             second = time.perf_counter()

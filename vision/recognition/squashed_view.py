@@ -73,6 +73,9 @@ NEW_FIND_SCORE = 0.3
 # ... and its body is at least this share as bright as the other tiles' (the stand's
 # black beam with its embossed logo measures 0.12-0.27 of them, tiles 0.50 and more).
 DARK_SHARE = 0.4
+# The kept finds whose bodies give `dropped_finds` its reference brightness: this many at
+# most, spread over them (a median; measuring every crop cost ~1 ms of a 1000x750 read).
+BODY_SAMPLE = 16
 # Where the pass ran on a few signs only (fewer than MIN_SIGNS: nothing says the phone was
 # low), a new find must be nearly as bright as the other tiles: on the tuning data the
 # tiles it found measured 0.90-1.21 of them, its false finds 0.65-0.80.
@@ -89,6 +92,31 @@ def maybe_squashed(weak_centres: np.ndarray, tiles: np.ndarray, sure: np.ndarray
     if len(weak_centres) == 0 or len(tiles) == 0:
         return len(weak_centres) + unsure
     return int((~points_in_quads(weak_centres, tiles).any(axis=1)).sum()) + unsure
+
+
+def dropped_finds(finds: np.ndarray, kept: np.ndarray,
+                  crops: np.ndarray | None = None) -> np.ndarray:
+    """(D, 2) the centres of the first pass's `finds` (quads (F, 4, 2)) it did not keep
+    (`kept` (F,) False) that lie on none it kept: boxes the detector was sure of that the
+    classifier could not read as a tile. A tile lying flat seen low gives them (boxed in
+    halves, its crop drawn out of shape); so do logos, stickers and knots in the wood.
+    With `crops` (F, H, W, 3), each find's crop as the classifier cut it, only those whose
+    body (`body_brightness`) is at least `FEW_DARK_SHARE` as bright as the kept finds'
+    (the median of up to `BODY_SAMPLE` of them): a face is the bright part of a tile, and
+    a knot stretched costs a pass for nothing (valid/ rummy-36, the 1000x750 bench
+    photo)."""
+    finds = np.asarray(finds, np.float64).reshape(-1, 4, 2)
+    kept = np.asarray(kept, bool).reshape(-1)
+    dropped = np.flatnonzero(~kept)
+    if len(dropped) and kept.any():  # a second box on a tile kept is no sign
+        on_a_tile = points_in_quads(finds[dropped].mean(axis=1), finds[kept]).any(axis=1)
+        dropped = dropped[~on_a_tile]
+    if crops is not None and kept.any() and len(dropped):
+        on = np.flatnonzero(kept)
+        on = on[np.linspace(0, len(on) - 1, min(len(on), BODY_SAMPLE)).astype(int)]
+        reference = float(np.median(body_brightness(crops[on])))
+        dropped = dropped[body_brightness(crops[dropped]) >= FEW_DARK_SHARE * reference]
+    return finds[dropped].mean(axis=1) if len(dropped) else np.zeros((0, 2))
 
 
 def open_signs(weak_centres: np.ndarray, tiles: np.ndarray, sure: np.ndarray,
@@ -122,6 +150,27 @@ def sign_region(points: np.ndarray, tiles: np.ndarray, shape) -> tuple[int, int,
     x1, y1 = np.ceil(points.max(axis=0) + margin)
     x0, y0 = int(np.clip(x0, 0, w - 1)), int(np.clip(y0, 0, h - 1))
     return x0, y0, int(np.clip(x1, x0 + 1, w)), int(np.clip(y1, y0 + 1, h))
+
+
+def few_sign_regions(points: np.ndarray, dropped: np.ndarray, tiles: np.ndarray,
+                     shape) -> list[tuple[int, int, int, int]]:
+    """The parts of the photo a stretch over a few signs looks at: the `sign_region` of
+    the open signs `points`, as before, and apart from it that of the first pass's
+    `dropped` finds (`dropped_finds`) outside it. Apart, because one box around both
+    is another part at another scale, and reads the tiles the signs alone found otherwise
+    (tuning seed 643,002: a flat K3 boxed with its shadow, then left out as too dark)."""
+    regions = []
+    points = np.asarray(points, np.float64).reshape(-1, 2)
+    dropped = np.asarray(dropped, np.float64).reshape(-1, 2)
+    if len(points):
+        regions.append(sign_region(points, tiles, shape))
+    if len(dropped) and regions:
+        x0, y0, x1, y1 = regions[0]
+        dropped = dropped[~((dropped[:, 0] >= x0) & (dropped[:, 0] < x1)
+                            & (dropped[:, 1] >= y0) & (dropped[:, 1] < y1))]
+    if len(dropped):
+        regions.append(sign_region(dropped, tiles, shape))
+    return regions
 
 
 def stretched(image: np.ndarray, factor: float) -> np.ndarray:
@@ -248,15 +297,18 @@ def merge_stretched(first: TileDetections, seen: TileDetections,
 
 # ----------------------------------------------------------------------------- the pass
 def read_squashed(reader, image_bgr: np.ndarray, detections: TileDetections, weak,
-                  timings: dict, read_finds, to_image=lambda corners: corners
-                  ) -> TileDetections:
+                  timings: dict, read_finds, to_image=lambda corners: corners,
+                  dropped=None) -> TileDetections:
     """`detections`, or where the reading shows signs of squashed tiles (the first
     pass's weak peaks `weak`, centres in `image_bgr`'s pixels, on none of the tiles read,
     whose corners `to_image` maps there; tiles read unsurely), merged with a pass over
     the photo stretched upright by each of STRETCHES: tiles lying flat seen by a low
     phone, as `reader` (a `TileReader`) reads them. With
     fewer than MIN_SIGNS signs (at least FEW_SIGNS), only the part around them, by each
-    of FEW_STRETCHES."""
+    of FEW_STRETCHES. The first pass's `dropped` finds (`dropped_finds`, centres there)
+    are signs of that few kind only, stretched around apart (`few_sign_regions`):
+    counted towards MIN_SIGNS, they had the whole photo stretched, whose logos and
+    stickers then read as jokers (docs/decisions/low-tables.md)."""
     reader.last_stretched, reader.last_stretched_regions = False, None
     if not reader.squashed_view or weak is None:
         return detections
@@ -265,7 +317,9 @@ def read_squashed(reader, image_bgr: np.ndarray, detections: TileDetections, wea
     # Fewer than MIN_SIGNS (a photo from above shows one or two now and then): the
     # FEW_STRETCHES look only around the signs, a small part of the photo; none: no pass.
     few = signs < MIN_SIGNS
-    if signs < FEW_SIGNS:
+    dropped = np.zeros((0, 2)) if dropped is None or not few else np.asarray(
+        dropped, np.float64).reshape(-1, 2)
+    if signs + len(dropped) < FEW_SIGNS:
         return detections
     long_side = reader.last_finer_side or getattr(reader.detector, "long_side", None)
     multiple = getattr(reader.detector, "multiple", 32)
@@ -288,24 +342,31 @@ def read_squashed(reader, image_bgr: np.ndarray, detections: TileDetections, wea
         now = to_image(detections.corners)
         points = open_signs(weak, now, detections.class_probs.max(axis=1),
                             ~on_tiles(now, fixed))
-        if (index or few) and len(points) == 0:
+        if few:
+            regions = few_sign_regions(points, dropped, to_image(first.corners),
+                                       image_bgr.shape)
+        elif index:
+            regions = [sign_region(points, to_image(first.corners), image_bgr.shape)
+                       ] if len(points) else []
+        else:
+            regions = [(0, 0, image_bgr.shape[1], image_bgr.shape[0])]
+        if not regions:
             break
-        x0, y0, (y1, x1) = 0, 0, image_bgr.shape[:2]
-        if index or few:
-            x0, y0, x1, y1 = sign_region(points, to_image(first.corners), image_bgr.shape)
-        part = image_bgr[y0:y1, x0:x1]
-        reader.last_stretched_regions.append((x0, y0, x1, y1))
+        for x0, y0, x1, y1 in regions:
+            part = image_bgr[y0:y1, x0:x1]
+            reader.last_stretched_regions.append((x0, y0, x1, y1))
 
-        def detect(factor=factor, part=part, x0=x0, y0=y0):
-            side = stretched_side(long_side, multiple, image_bgr.shape, factor,
-                                  part.shape) if long_side else None
-            found, scores = reader.detector.detect(stretched(part, factor), long_side=side)
-            found = from_stretched(found, factor, part.shape[0]) + np.float32([x0, y0])
-            other = ~on_tiles(found, fixed)
-            return found[other], np.asarray(scores)[other]
+            def detect(factor=factor, part=part, x0=x0, y0=y0):
+                side = stretched_side(long_side, multiple, image_bgr.shape, factor,
+                                      part.shape) if long_side else None
+                found, scores = reader.detector.detect(stretched(part, factor), long_side=side)
+                found = from_stretched(found, factor, part.shape[0]) + np.float32([x0, y0])
+                other = ~on_tiles(found, fixed)
+                return found[other], np.asarray(scores)[other]
 
-        detections = reader._second_pass(detections, timings, f"detect.stretched_{factor:g}",
-                                         time.perf_counter(), detect, read_finds, merge)
+            detections = reader._second_pass(detections, timings,
+                                             f"detect.stretched_{factor:g}",
+                                             time.perf_counter(), detect, read_finds, merge)
     # (a few signs may all lie on tiles whose first reading stays: nothing stretched)
     reader.last_stretched = bool(reader.last_stretched_regions)
     if not reader.last_stretched:
