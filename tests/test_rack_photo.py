@@ -236,6 +236,25 @@ def test_tiles_lying_past_a_white_stands_end_in_line_with_its_tier_are_not_count
     assert len(found) == 5 and set(found.tolist()) <= set(rack.off_rack)
 
 
+def test_tiles_lying_just_behind_a_low_white_stand_are_not_its_third_tier():
+    # bench.eval_white_racks' seed 750,005 (16 MP): a two-tier stand seen low, and a row
+    # of six tiles lying flat just behind it. In the photo their feet meet the top tier's
+    # tops, as a hidden tier's would, but they are boxed a third as tall as the tiers; a
+    # tier hides at most half of the one behind (`vision.game.stand.HIDDEN_SHOWS`)
+    pytest.importorskip("PIL")
+    from bench.eval_white_racks import KINDS, render
+    from referee import DEFAULT_RULES
+    from vision.game import cover
+    from vision.recognition.decode import Photo
+    from vision.recognition.pipeline import TileReader
+
+    _seed, scene, data = render(750_005, KINDS[5 % len(KINDS)])
+    rack = cover.read_rack_photo(TileReader.load(), Photo.from_bytes(data), DEFAULT_RULES)
+    standing = [t.code for t in scene.tiles if t.standing]
+    assert sorted(rack.codes) == sorted(standing)
+    assert rack.total == _penalty(standing)
+
+
 def _palm_over_a_stand() -> np.ndarray:
     """A held-out rendered stand (bench.rack_totals' set C, 800,109) with a palm painted
     over the middle of its tier: refused as a rack photo and as a table photo."""

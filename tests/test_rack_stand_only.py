@@ -323,6 +323,24 @@ def test_a_stand_of_one_tile_among_tiles_lying_each_its_own_way_counts_no_small_
     assert off_the_rack(d).tolist() == [False] + [True] * 5 + [False] * 2
 
 
+def test_a_row_behind_the_tiers_shows_at_least_half_a_tile_to_be_a_tier_they_hide():
+    # a two-tier stand seen low (white 750,005), tiles lying flat just behind it: nearly as
+    # wide as its tiles and their feet meeting the top tier's tops, as a third tier's
+    # would, but boxed 0.35 as tall. A tier hides at most half of the one behind.
+    front = _boxes(6, 100, 400)
+    back = _boxes(6, 100, 400 - 0.75 * H)
+    flat = _boxes(6, 100, 400 - 1.75 * H, w=0.85 * W, h=0.35 * H, gap=8)
+    codes = ["R1", "R2", "R3", "R4", "R5", "R6", "B1", "B2", "B3", "B4", "B5", "B6"] + \
+        ["K13"] * 6
+    d = detections_from(codes, front + back + flat)
+    assert off_the_rack(d).tolist() == [False] * 12 + [True] * 6
+    assert read_rack(d).total == _total(codes[:12])
+    # a third tier the second hides up to half of stays: boxed 0.55 as tall
+    third = _boxes(6, 100, 400 - 1.75 * H, w=0.95 * W, h=0.55 * H)
+    d = detections_from(codes, front + back + third)
+    assert not off_the_rack(d).any()
+
+
 # ----------------------------------------------------------------------------- models
 # (edition, tiers, seed, where the tiles lie by): every stand tile's number shows; main
 # before this change totalled each wrong (58, 57, 65, 170, 167 for 30, 51, 94, 163, 140).

@@ -66,6 +66,13 @@ FLAT_SHARE = 0.8
 # within this many of their heights: a tier the one in front hides, its boxes as short as
 # what shows of it (rack-tiles-only.md).
 HIDE_GAP = 0.1
+# ...and whose boxes are at least this share as tall as the tiers': a tier hides the lower
+# third to half of the tier behind (the real white stands of issue #19), so what shows of
+# a tier is at least half a tile; a row of tiles lying flat just behind the stand is seen
+# shorter (rendered stands: rows taken by the exception above, lying 0.44-0.75 of the
+# tiers' height, standing 0.68; rack-tiles-only.md, "A row behind the tiers shorter than
+# half of them").
+HIDDEN_SHOWS = 0.5
 # Of the photo's view and the plane's, the one that keeps more box height squared on the
 # stand, where one keeps this many times the other's; else the one that keeps more box
 # height (rack-tiles-only.md, "The view by height squared").
@@ -335,14 +342,18 @@ def _drop_squashed(q: np.ndarray, axis: np.ndarray, off: np.ndarray,
     off = off.copy()
     centres, heights = tile_frames(q)[0], tile_frames(q)[4]
     kept = np.nonzero(~off)[0]
-    squashed = kept[_squashed(centres[kept], heights[kept], flat)]
+    shares = _standing_shares(centres[kept], heights[kept])
+    squashed = kept[_squashed(centres[kept], heights[kept], flat, shares)]
     if len(squashed):
-        off[squashed[~_foot_hidden(q, axis, squashed, kept, SQUASHED_HIDE_GAP)]] = True
+        hidden = _foot_hidden(q, axis, squashed, kept, SQUASHED_HIDE_GAP)
+        if shares is not None:  # what shows of a hidden tier is at least HIDDEN_SHOWS
+            hidden &= shares[np.searchsorted(kept, squashed)] >= HIDDEN_SHOWS
+        off[squashed[~hidden]] = True
     return off
 
 
 def _squashed(place: np.ndarray, heights: np.ndarray,
-              flat: float = FLAT_TILE_SHARE) -> np.ndarray:
+              flat: float = FLAT_TILE_SHARE, shares: np.ndarray | None = None) -> np.ndarray:
     """Indices of the tiles whose box is shorter than `FLAT_TILE_SHARE` of the height a
     standing tile's box has at its place (`place`, (N, 2)): box height fit as a plane over
     the photo (perspective shrinks a stand's tiles smoothly along it), first on the tiles
@@ -350,10 +361,19 @@ def _squashed(place: np.ndarray, heights: np.ndarray,
     of the fit. Where the tiles the fit leaves above it outweigh those it keeps (box
     heights squared: flat tiles beside a short stand outnumber its tiles), it starts again
     from the median weighted so (`_tall_median`). Where fewer than `FIT_TILES` agree on a
-    fit, `_much_shorter`."""
-    n = len(heights)
-    if n < FIT_TILES:
+    fit, `_much_shorter`. `shares`: `_standing_shares`, where already taken."""
+    if shares is None:
+        shares = _standing_shares(place, heights)
+    if shares is None:
         return _much_shorter(heights)
+    return np.nonzero(shares < flat)[0]
+
+
+def _standing_shares(place: np.ndarray, heights: np.ndarray) -> np.ndarray | None:
+    """Each box's height over the height a standing tile's box has at its place (the fit
+    of `_squashed`), or None where fewer than `FIT_TILES` agree on a fit."""
+    if len(heights) < FIT_TILES:
+        return None
     # the first fit on the tiles near the median height: a few flat ones at the end of a
     # row would tilt a fit over all of them
     share = _fit_share(place, heights, float(np.median(heights)))
@@ -361,9 +381,7 @@ def _squashed(place: np.ndarray, heights: np.ndarray,
         kept, above = np.abs(share - 1) < FIT_BAND, share >= 1 + FIT_BAND
         if (heights[above] ** 2).sum() > (heights[kept] ** 2).sum():
             share = _fit_share(place, heights, _tall_median(heights))
-    if share is None:
-        return _much_shorter(heights)
-    return np.nonzero(share < flat)[0]
+    return share
 
 
 def _fit_share(place: np.ndarray, heights: np.ndarray, start: float) -> np.ndarray | None:
@@ -448,7 +466,8 @@ def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
         tier_height = float(np.median(np.concatenate([heights[rows[k]] for k in taken])))
         span = along[np.concatenate([rows[j] for j in taken])] if along is not None else None
         flat = [tall[k] < FLAT_SHARE * tier_height
-                and not (k < lo and foot_hidden[rows[k]].mean() >= 0.5)
+                and not (k < lo and foot_hidden[rows[k]].mean() >= 0.5
+                         and tall[k] >= HIDDEN_SHOWS * tier_height)
                 for k in range(len(rows))]
         # a row flat as a whole whose tiles within the tiers' span are not: a tier that
         # tiles lying at its depth beyond the stand's end join; those short ones are off
