@@ -412,8 +412,8 @@ def test_a_flat_tile_of_a_reading_with_few_signs_is_found_and_read(readers, seed
 def test_a_tile_boxed_but_dropped_by_the_first_pass_is_looked_at_again(readers, monkeypatch):
     # Tuning seed 645,003 (not bench.eval_depth's): the smiley joker at the back tier's
     # end, its foot hidden by the front tier, is boxed by the first pass and dropped as
-    # no tile, and the reading shows no other sign; stretched around the dropped box,
-    # it is found and read.
+    # no tile; the reading's other signs lie far off, by the game box, and only that part
+    # was stretched. Stretched around the dropped box too, the joker is found and read.
     import vision.recognition.pipeline as pipeline
 
     scene = _rendered(645_003, "white_modern_logo", "rack", 2)
