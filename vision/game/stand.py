@@ -340,7 +340,7 @@ def _drop_squashed(q: np.ndarray, axis: np.ndarray, off: np.ndarray,
     """`off` with the tiles kept whose boxes `q` are too short for a standing tile at
     their place (`_squashed`) named off too, unless the tier in front hides their foot."""
     off = off.copy()
-    centres, heights = tile_frames(q)[0], tile_frames(q)[4]
+    centres, _r, _d, _w, heights = tile_frames(q)
     kept = np.nonzero(~off)[0]
     shares = _standing_shares(centres[kept], heights[kept])
     squashed = kept[_squashed(centres[kept], heights[kept], flat, shares)]
