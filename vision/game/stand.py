@@ -142,10 +142,10 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
         on_plane = _best_way(plane.to_plane(q).reshape(-1, 4, 2), tall)
         if _keeps_more(tall, on_plane, off):
             off = on_plane
-            way = _rack_axis(q)
+            way = rack_axis(q)
             if way is not None:
                 off = _drop_squashed(q, way[0], off, PHOTO_FLAT_SHARE)
-    if not off.any() and _rack_axis(q) is None and _rack_axis(q, weighted=True) is None:
+    if not off.any() and rack_axis(q) is None and rack_axis(q, weighted=True) is None:
         # no way agreed on (a stand of one tile among tiles lying by): the boxes far
         # shorter than the tallest lie flat
         off[_much_shorter(tall)] = True
@@ -164,7 +164,7 @@ def _keeps_more(tall: np.ndarray, off_a: np.ndarray, off_b: np.ndarray) -> bool:
 
 def _best_way(q: np.ndarray, tall: np.ndarray) -> np.ndarray:
     """`_off_in_view` with the rack's way found from all the boxes alike, or weighted by
-    their height squared (`_rack_axis`), whichever keeps more tile height on the rack: where
+    their height squared (`rack_axis`), whichever keeps more tile height on the rack: where
     tiles lying on the table outnumber the stand's and lean other ways, their mean way is
     not the stand's."""
     plain, weighted = _off_in_view(q), _off_in_view(q, weighted=True)
@@ -182,7 +182,7 @@ def _in_a_kept_row(q: np.ndarray, off: np.ndarray, jokers: np.ndarray | None = N
     kept = np.nonzero(~off)[0]
     if len(kept) < 3:
         return off
-    way = _rack_axis(q[kept])
+    way = rack_axis(q[kept])
     if way is None:
         return off
     axis = way[0]
@@ -231,10 +231,10 @@ def _in_a_kept_row(q: np.ndarray, off: np.ndarray, jokers: np.ndarray | None = N
 
 def _off_in_view(q: np.ndarray, weighted: bool = False) -> np.ndarray:
     """`off_the_rack` judged on corners `q` (N, 4, 2) in one view, the rack's way found
-    `weighted` or not (`_rack_axis`)."""
+    `weighted` or not (`rack_axis`)."""
     n = len(q)
     off = np.zeros(n, bool)
-    way = _rack_axis(q, weighted)
+    way = rack_axis(q, weighted)
     if way is None:
         return off
     axis, aligned = way
@@ -299,7 +299,7 @@ def _flat_beyond_a_gap(rows: list, off: np.ndarray, along: np.ndarray, depth: np
     return off
 
 
-def _rack_axis(q: np.ndarray, weighted: bool = False) -> tuple[np.ndarray, np.ndarray] | None:
+def rack_axis(q: np.ndarray, weighted: bool = False) -> tuple[np.ndarray, np.ndarray] | None:
     """(the rack's up direction (2,), (N,) True for the tiles facing within `COS_ON_RACK`
     of it either way) from the boxes `q`, or None where neither half the tiles (3 at
     least) nor half their box height squared (2 tiles at least: a close-up of a stand

@@ -1,0 +1,178 @@
+"""What each tile of a rack photo stands on (issue #19): `unheld` names the tiles that
+stand on neither the stand nor a tile of it.
+
+A tile standing on the stand rests on a ledge, so what shows just under its foot in the
+photo is the stand (its beam, its ledge) or the tile of the tier in front. A tile lying on
+the table past the stand's end, in line with a tier, has the table under its foot. From
+20-45 degrees above, such a tile is seen 0.8-0.9 as tall as the tier's (white 760,008),
+too tall for the box rules of `vision.game.stand`; the pixels under it tell. The stand's
+colour is learnt from under the rack's middle tiles, so a black, grey or white stand
+all serve, and where the table looks like the stand nothing is named. See docs/decisions/
+rack-tiles-only.md, "What a tile stands on".
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.game.stand import rack_axis
+from vision.recognition.detections import TileDetections
+from vision.recognition.geometry import tile_frames
+from vision.recognition.plane_view import points_in_quads
+
+# The strip looked at under a box's foot: down the rack from a little inside the box to
+# STRIP_DEPTH of its height below it, in COLUMNS columns over the middle 2 x STRIP_ACROSS
+# of its width. Half a tile reaches the beam under a box that reaches low.
+STRIP_FROM, STRIP_DEPTH, STEPS = -0.05, 0.5, 9
+STRIP_ACROSS, COLUMNS = 0.3, 7
+# The stand's colour: the median (8-bit Lab) under the foot of the kept tiles whose strip
+# is far (FAR) from the table's colour (the picture's median outside the boxes, on a GRID x
+# GRID grid), where at least MIN_ANCHORS are and STAND_SHARE of them agree within NEAR.
+MIN_ANCHORS = 3
+STAND_SHARE = 0.6
+GRID = 40
+# A point under a foot is the stand within NEAR of its colour, surely not within FAR.
+NEAR = 30.0
+FAR = 60.0
+# Only a dark stand is judged (8-bit Lab lightness at most this): a light one's faces in
+# light and in its own shade lie further apart than the table from either (white 700,007).
+STAND_DARK = 100.0
+# ...and only where the table lies at least CONTRAST from the stand: a dark stand's beam
+# in a spot light strays as far from the colour learnt in its shade as a wooden table
+# does (rummy_green 608,101: the lit beam 65-92 from it, the table 83; the white ranges'
+# tables 150 and more). Chosen over 0 and 120: docs/decisions/rack-tiles-only.md.
+CONTRAST = 100.0
+# A tile is held by nothing where at least JUDGED of its columns can be told (the photo's
+# edge, a tile named off, or a colour between NEAR and FAR tell nothing) and at most HELD
+# of those show the stand or a kept tile.
+JUDGED = 0.6
+HELD = 0.2
+MIN_TILES = 4
+# The photo is looked at where the tiles are at least this tall (a reduced decode of a big
+# photo is enough).
+TILE_PIXELS = 40
+
+
+def unheld(d: TileDetections, off: np.ndarray, photo) -> np.ndarray:
+    """(N,) True for each tile not in `off` (named off the rack already) that stands on
+    neither the stand nor a kept tile: under its foot, down the rack, lies something far
+    from the stand's colour in most of its columns. `photo`: a BGR array or a
+    `vision.recognition.decode.Photo` in `d`'s pixels. Judged only on a dark stand that
+    stands apart from the table (`STAND_DARK`, `CONTRAST`)."""
+    out = np.zeros(len(d), bool)
+    kept = np.nonzero(~off)[0]
+    if len(kept) < MIN_TILES:
+        return out
+    q = d.corners.astype(np.float64)
+    way = rack_axis(q[kept], weighted=True) or rack_axis(q[kept])
+    if way is None:
+        return out
+    up = way[0]
+    image, scale = _pixels(photo, d)
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    points = np.stack([_strip_points(q[i], up) for i in range(len(q))])  # (N, S, C, 2)
+    colour, inside = _colours(lab, points * scale)
+    on_box = points_in_quads(points.reshape(-1, 2), q).reshape(*points.shape[:3], len(q))
+    table = _table_colour(lab, q * scale)
+    stand = _stand_colour(kept, table, colour, inside, on_box)
+    if stand is None or stand[0] > STAND_DARK or np.linalg.norm(stand - table) < CONTRAST:
+        return out
+    # (N, S, C): the stand's colour there (0), surely not the stand's (1), neither (-1)
+    dist = np.linalg.norm(colour - stand, axis=-1)
+    looks = np.where(dist < NEAR, 0, np.where(dist > FAR, 1, -1))
+    while True:  # in turn: a tile lying on one named loses its hold with it
+        kept = ~off & ~out
+        loose, firm = np.zeros(len(q), bool), np.zeros(len(q), bool)
+        for i in np.nonzero(kept)[0]:
+            share = _held_share(i, on_box[i], kept, off | out, looks[i], inside[i])
+            loose[i] = share is not None and share <= HELD
+            firm[i] = share is not None and share > HELD
+        if not loose.any() or not firm.any():  # no tile seen on the stand: name none
+            return out
+        out |= loose
+
+
+def _held_share(i: int, on_box: np.ndarray, held: np.ndarray, named: np.ndarray,
+                looks: np.ndarray, inside: np.ndarray) -> float | None:
+    """The share of tile `i`'s told columns that show the stand or a held tile under its
+    foot, or None where too few columns can be told (`JUDGED`)."""
+    others = held.copy()
+    others[i] = False
+    on_held = on_box[..., others].any(axis=-1)  # (S, C)
+    on_named = on_box[..., named].any(axis=-1)
+    on_own = on_box[..., i]
+    free = inside & ~on_named & ~on_own & ~on_held
+    stand = free & (looks == 0)
+    table = free & (looks == 1)
+    column_held = (on_held | stand).any(axis=0)
+    column_table = table.sum(axis=0) >= 0.5 * (inside & ~on_own).sum(axis=0).clip(1)
+    told = column_held | column_table
+    if told.sum() < JUDGED * COLUMNS:
+        return None
+    return float(column_held.sum() / told.sum())
+
+
+def _stand_colour(kept: np.ndarray, table: np.ndarray, colour: np.ndarray, inside: np.ndarray,
+                  on_box: np.ndarray) -> np.ndarray | None:
+    """The stand's colour (3,): the median under the feet of the kept tiles whose strip
+    (its upper two thirds, just under the foot) is far (`FAR`) from the table's colour
+    (`_table_colour`), where at least `MIN_ANCHORS` are and `STAND_SHARE` of them agree
+    on it within `NEAR`; else None (no stand seen apart from the table)."""
+    near = on_box.shape[1] * 2 // 3
+    medians = []
+    for i in kept:
+        free = inside[i, :near] & ~on_box[i, :near].any(axis=-1)
+        if free.sum() >= 0.5 * free.size:
+            medians.append(np.median(colour[i, :near][free], axis=0))
+    medians = np.array(medians).reshape(-1, 3)
+    medians = medians[np.linalg.norm(medians - table, axis=1) > FAR]
+    if len(medians) < MIN_ANCHORS:
+        return None
+    stand = np.median(medians, axis=0)
+    if (np.linalg.norm(medians - stand, axis=1) < NEAR).mean() < STAND_SHARE:
+        return None
+    return stand
+
+
+def _table_colour(lab: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The median colour (3,) of the picture `lab` outside the boxes `q` (in its pixels),
+    on a grid of `GRID` x `GRID` points: the table, which fills most of a rack photo."""
+    h, w = lab.shape[:2]
+    xs, ys = np.meshgrid(np.linspace(0, w - 1, GRID), np.linspace(0, h - 1, GRID))
+    points = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    free = ~points_in_quads(points, q).any(axis=1)
+    p = points[free].astype(int)
+    return np.median(lab[p[:, 1], p[:, 0]], axis=0)
+
+
+def _strip_points(quad: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """(STEPS, COLUMNS, 2) the points under the foot of the tile boxed `quad`, down the
+    rack (`up` is the rack's up), a row of columns per step."""
+    right = np.array([-up[1], up[0]])
+    centre = quad.mean(axis=0)
+    depth = (quad - centre) @ -up
+    width, height = float(np.ptp(quad @ right)), float(np.ptp(depth))
+    foot = centre - up * depth.max()
+    a = np.linspace(STRIP_FROM, STRIP_DEPTH, STEPS)[:, None, None]
+    b = np.linspace(-STRIP_ACROSS, STRIP_ACROSS, COLUMNS)[None, :, None]
+    return foot - up * height * a + right * width * b
+
+
+def _colours(lab: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Lab colour at each point (..., 3) and whether it lies in the picture (...)."""
+    p = np.round(points).astype(int)
+    h, w = lab.shape[:2]
+    inside = (p[..., 0] >= 0) & (p[..., 0] < w) & (p[..., 1] >= 0) & (p[..., 1] < h)
+    return lab[p[..., 1].clip(0, h - 1), p[..., 0].clip(0, w - 1)], inside
+
+
+def _pixels(photo, d: TileDetections) -> tuple[np.ndarray, float]:
+    """(BGR image, its pixels per `d`'s pixel): a `Photo` decoded only as far as the tiles
+    stay `TILE_PIXELS` tall; an array as it is."""
+    if not hasattr(photo, "reduced"):
+        return np.asarray(photo), 1.0
+    height = float(np.median(tile_frames(d.corners)[4])) if len(d) else 0.0
+    factor = max([1] + [f for f in (2, 4, 8) if height / f >= TILE_PIXELS])
+    image = photo.reduced(factor)
+    return image, image.shape[1] / photo.width
