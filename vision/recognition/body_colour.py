@@ -63,3 +63,46 @@ def unlike_the_other_finds(crops: np.ndarray, centres: np.ndarray) -> np.ndarray
     if unlike.sum() > BODY_MAX_SHARE * n:
         return np.zeros(n, bool)
     return unlike
+
+
+# A find whose body is under DARK_SHARE as bright as the surest finds' bodies, and whose
+# box is under SMALL_SHARE as tall as theirs, is no tile: the letters of a stand's
+# embossed logo seen close (white 770,039: eight letters beside two tiles; the colour rule
+# above needs the tiles to be most finds). The same share the stretched passes drop the
+# logo's new finds at (`squashed_view.DARK_SHARE`: the black beam 0.12-0.27 of the tiles,
+# tiles 0.50 and more); small as well, since a tile in a deep shade is not also half as
+# tall as its neighbours. The surest: the finds at or above the SUREST quantile of
+# detector score x best class probability. docs/decisions/dark-small-finds.md.
+DARK_SHARE = 0.4
+SMALL_SHARE = 0.5
+SUREST = 0.75
+
+
+def face_brightness(image_bgr: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """(N,) the median grey of each tile's face in `image_bgr`, at a 5 x 5 grid of points
+    over the middle 70 % of its box `quads` (N, 4, 2, the image's pixels)."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    if not len(q):
+        return np.zeros(0)
+    t = np.linspace(0.15, 0.85, 5)
+    u, v = [a.ravel() for a in np.meshgrid(t, t)]  # across, down
+    top = q[:, None, 0] + u[None, :, None] * (q[:, None, 1] - q[:, None, 0])
+    foot = q[:, None, 3] + u[None, :, None] * (q[:, None, 2] - q[:, None, 3])
+    points = np.round(top + v[None, :, None] * (foot - top)).astype(int)
+    h, w = image_bgr.shape[:2]
+    grey = image_bgr[points[..., 1].clip(0, h - 1), points[..., 0].clip(0, w - 1)].mean(axis=-1)
+    return np.median(grey, axis=1)
+
+
+def dark_small_finds(brightness: np.ndarray, heights: np.ndarray,
+                     sure: np.ndarray) -> np.ndarray:
+    """(N,) True for each find (its face's `brightness`, box height `heights`, sureness
+    `sure`) darker than `DARK_SHARE` and shorter than `SMALL_SHARE` of the surest finds'."""
+    n = len(brightness)
+    if n < 2:
+        return np.zeros(n, bool)
+    surest = np.asarray(sure) >= np.quantile(sure, SUREST)
+    heights = np.asarray(heights, np.float64)
+    brightness = np.asarray(brightness, np.float64)
+    return ((brightness < DARK_SHARE * float(np.median(brightness[surest])))
+            & (heights < SMALL_SHARE * float(np.median(heights[surest]))))

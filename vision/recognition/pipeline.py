@@ -19,8 +19,9 @@ from typing import Protocol
 
 import numpy as np
 
-from vision.recognition.body_colour import unlike_the_other_finds
+from vision.recognition.body_colour import dark_small_finds, face_brightness, unlike_the_other_finds
 from vision.recognition.detections import TileDetections
+from vision.recognition.geometry import tile_frames
 from vision.recognition.labels import TILE_CLASSES
 from vision.recognition.plane_view import merge_readings
 from vision.recognition.sessions import ModelsMissing, ModelUnreadable, read_sidecar
@@ -191,8 +192,9 @@ class TileReader:
             lambda long_side: self.detector.detect(image_bgr, long_side=long_side), read_finds)
         detections = self._on_plane(image_bgr, detections, detections.corners, timings,
                                     read_finds)
-        return read_squashed(self, image_bgr, detections, weak, timings, read_finds,
-                             dropped=dropped)
+        detections = read_squashed(self, image_bgr, detections, weak, timings, read_finds,
+                                   dropped=dropped)
+        return _without_dark_small(detections, image_bgr, detections.corners)
 
     def read_photo(self, photo) -> TileDetections:
         """`read` for a `vision.recognition.decode.Photo`, with corners in the whole photo's pixels.
@@ -232,9 +234,11 @@ class TileReader:
         detections = self._on_plane(small, detections,
                                     _rescale(detections.corners, photo.shape, small.shape),
                                     timings, read_small)
-        return read_squashed(self, small, detections, weak, timings, read_small,
-                             lambda corners: _rescale(corners, photo.shape, small.shape),
-                             dropped=dropped)
+        detections = read_squashed(self, small, detections, weak, timings, read_small,
+                                   lambda corners: _rescale(corners, photo.shape, small.shape),
+                                   dropped=dropped)
+        return _without_dark_small(detections, small,
+                                   _rescale(detections.corners, photo.shape, small.shape))
 
     def _detect_first(self, image_bgr: np.ndarray):
         """The first pass's (quads, scores, weak peaks' centres) (`TileDetector.
@@ -510,3 +514,16 @@ def crop_reduction(quads, crop_size, coarsest: int = 8) -> int:
     along = np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1) / height
     side = float(np.maximum(across, along).min())
     return max([1] + [f for f in (2, 4, 8) if f <= coarsest and side / f >= MIN_CROP_SIDE])
+
+
+def _without_dark_small(detections: TileDetections, image_bgr: np.ndarray,
+                        corners: np.ndarray) -> TileDetections:
+    """`detections` less the finds far darker and smaller than the surest of them
+    (`body_colour.dark_small_finds`: a stand's embossed logo seen close), judged on
+    `image_bgr`, where the tiles lie at `corners`. Taken off the finished reading, so the
+    passes before it read exactly as without it."""
+    if len(detections) < 2:
+        return detections
+    sure = detections.detector_scores * detections.class_probs.max(axis=1)
+    dark = dark_small_finds(face_brightness(image_bgr, corners), tile_frames(corners)[4], sure)
+    return detections[~dark] if dark.any() else detections
