@@ -31,7 +31,7 @@ STRIP_ACROSS, COLUMNS = 0.3, 7
 # GRID grid), where at least MIN_ANCHORS are and STAND_SHARE of them agree within NEAR.
 MIN_ANCHORS = 3
 STAND_SHARE = 0.6
-GRID = 40
+GRID = 24
 # A point under a foot is the stand within NEAR of its colour, surely not within FAR.
 NEAR = 30.0
 FAR = 60.0
@@ -70,11 +70,10 @@ def unheld(d: TileDetections, off: np.ndarray, photo) -> np.ndarray:
         return out
     up = way[0]
     image, scale = _pixels(photo, d)
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
-    points = np.stack([_strip_points(q[i], up) for i in range(len(q))])  # (N, S, C, 2)
-    colour, inside = _colours(lab, points * scale)
-    on_box = points_in_quads(points.reshape(-1, 2), q).reshape(*points.shape[:3], len(q))
-    table = _table_colour(lab, q * scale)
+    points = _strip_points(q, up)  # (N, S, C, 2)
+    colour, inside = _colours(image, points * scale)
+    on_box = _on_boxes(points, q)
+    table = _table_colour(image, q * scale)
     stand = _stand_colour(kept, table, colour, inside, on_box)
     if stand is None or stand[0] > STAND_DARK or np.linalg.norm(stand - table) < CONTRAST:
         return out
@@ -135,44 +134,71 @@ def _stand_colour(kept: np.ndarray, table: np.ndarray, colour: np.ndarray, insid
     return stand
 
 
-def _table_colour(lab: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """The median colour (3,) of the picture `lab` outside the boxes `q` (in its pixels),
+def _table_colour(image: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The median Lab colour (3,) of the BGR `image` outside the boxes `q` (in its pixels),
     on a grid of `GRID` x `GRID` points: the table, which fills most of a rack photo."""
-    h, w = lab.shape[:2]
+    h, w = image.shape[:2]
     xs, ys = np.meshgrid(np.linspace(0, w - 1, GRID), np.linspace(0, h - 1, GRID))
     points = np.stack([xs.ravel(), ys.ravel()], axis=1)
     free = ~points_in_quads(points, q).any(axis=1)
     p = points[free].astype(int)
-    return np.median(lab[p[:, 1], p[:, 0]], axis=0)
+    return np.median(_lab(image[p[:, 1], p[:, 0]]), axis=0)
 
 
-def _strip_points(quad: np.ndarray, up: np.ndarray) -> np.ndarray:
-    """(STEPS, COLUMNS, 2) the points under the foot of the tile boxed `quad`, down the
-    rack (`up` is the rack's up), a row of columns per step."""
+def _strip_points(quads: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """(N, STEPS, COLUMNS, 2) the points under the foot of each tile boxed `quads` (N, 4,
+    2), down the rack (`up` is the rack's up), a row of columns per step."""
     right = np.array([-up[1], up[0]])
-    centre = quad.mean(axis=0)
-    depth = (quad - centre) @ -up
-    width, height = float(np.ptp(quad @ right)), float(np.ptp(depth))
-    foot = centre - up * depth.max()
-    a = np.linspace(STRIP_FROM, STRIP_DEPTH, STEPS)[:, None, None]
-    b = np.linspace(-STRIP_ACROSS, STRIP_ACROSS, COLUMNS)[None, :, None]
-    return foot - up * height * a + right * width * b
+    centre = quads.mean(axis=1)  # (N, 2)
+    depth = (quads - centre[:, None]) @ -up  # (N, 4)
+    width, height = np.ptp(quads @ right, axis=1), np.ptp(depth, axis=1)
+    foot = centre - up * depth.max(axis=1)[:, None]
+    a = np.linspace(STRIP_FROM, STRIP_DEPTH, STEPS)[None, :, None, None]
+    b = np.linspace(-STRIP_ACROSS, STRIP_ACROSS, COLUMNS)[None, None, :, None]
+    return (foot[:, None, None] - up * (height[:, None, None, None] * a)
+            + right * (width[:, None, None, None] * b))
 
 
-def _colours(lab: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The Lab colour at each point (..., 3) and whether it lies in the picture (...)."""
+def _on_boxes(points: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """(N, S, C, Q) whether each tile's strip point lies in each box: only the boxes whose
+    bounds meet the strip's are tested (a strip meets a few boxes of dozens)."""
+    n, q = len(points), len(quads)
+    out = np.zeros((*points.shape[:3], q), bool)
+    lo, hi = quads.min(axis=1), quads.max(axis=1)  # (Q, 2)
+    for i in range(n):
+        p = points[i].reshape(-1, 2)
+        meet = np.nonzero(((lo <= p.max(axis=0)) & (hi >= p.min(axis=0))).all(axis=1))[0]
+        if len(meet):
+            out[i][..., meet] = points_in_quads(p, quads[meet]).reshape(*points.shape[1:3],
+                                                                         len(meet))
+    return out
+
+
+def _colours(image: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Lab colour of the BGR `image` at each point (..., 3) and whether it lies in the
+    picture (...)."""
     p = np.round(points).astype(int)
-    h, w = lab.shape[:2]
+    h, w = image.shape[:2]
     inside = (p[..., 0] >= 0) & (p[..., 0] < w) & (p[..., 1] >= 0) & (p[..., 1] < h)
-    return lab[p[..., 1].clip(0, h - 1), p[..., 0].clip(0, w - 1)], inside
+    return _lab(image[p[..., 1].clip(0, h - 1), p[..., 0].clip(0, w - 1)]), inside
+
+
+def _lab(bgr: np.ndarray) -> np.ndarray:
+    """8-bit Lab (..., 3) float32 of BGR pixels (..., 3): only the pixels looked at are
+    converted."""
+    bgr = np.ascontiguousarray(bgr, np.uint8)
+    lab = cv2.cvtColor(bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
+    return lab.reshape(bgr.shape).astype(np.float32)
 
 
 def _pixels(photo, d: TileDetections) -> tuple[np.ndarray, float]:
-    """(BGR image, its pixels per `d`'s pixel): a `Photo` decoded only as far as the tiles
-    stay `TILE_PIXELS` tall; an array as it is."""
+    """(BGR image, its pixels per `d`'s pixel): of a `Photo`, the coarsest decode already
+    made where the tiles stay `TILE_PIXELS` tall (the reader's own: no second decode), else
+    the coarsest where they do; an array as it is."""
     if not hasattr(photo, "reduced"):
         return np.asarray(photo), 1.0
     height = float(np.median(tile_frames(d.corners)[4])) if len(d) else 0.0
-    factor = max([1] + [f for f in (2, 4, 8) if height / f >= TILE_PIXELS])
-    image = photo.reduced(factor)
+    sharp = [f for f in (1, 2, 4, 8) if f == 1 or height / f >= TILE_PIXELS]
+    made = [f for f in sharp if f in photo.decoded()]
+    image = photo.reduced(max(made or sharp))
     return image, image.shape[1] / photo.width

@@ -392,6 +392,10 @@ class Photo:
         self._decoded[factor] = image
         return image
 
+    def decoded(self) -> tuple[int, ...]:
+        """The reductions decoded so far (kept: `reduced` of one of them costs nothing)."""
+        return tuple(sorted(self._decoded))
+
     def reduction_for(self, long_side: int) -> int:
         """The largest reduction whose image still has a long side of `long_side` pixels."""
         longest = max(self.width, self.height)
