@@ -51,3 +51,23 @@ def turned_round(detections: TileDetections, i: int, as_drawn: str, other_way: s
     d.flip_probs = np.zeros_like(d.class_probs)
     d.flip_probs[i, TILE_CLASSES.index(other_way)] = share
     return d
+
+
+def read_white_rack(seed: int):
+    """(scene, rack reading) of `bench.eval_white_racks`' photo `seed` (16 MP), read as
+    `rummikub score` reads it; the test is skipped without Pillow or the models."""
+    import pytest
+
+    pytest.importorskip("PIL")
+    from bench.eval_white_racks import BASE, KINDS, render
+    from referee import DEFAULT_RULES
+    from vision.game import cover
+    from vision.recognition.decode import Photo
+    from vision.recognition.pipeline import TileReader
+    from vision.recognition.settings import MODELS_DIR
+
+    if not all((MODELS_DIR / n).is_file() for n in ("detector.onnx", "classifier.onnx")):
+        pytest.skip(f"no models in {MODELS_DIR}")
+    _seed, scene, data = render(seed, KINDS[(seed - BASE) % len(KINDS)])
+    reader = TileReader.load()
+    return scene, cover.read_rack_photo(reader, Photo.from_bytes(data), DEFAULT_RULES)

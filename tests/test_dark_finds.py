@@ -5,8 +5,8 @@ embossed logo seen close, found beside the few tiles a close-up holds."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
+from tests.table_helpers import read_white_rack
 from tests.test_pipeline import FakeClassifier, FakeDetector
 from vision.recognition.body_colour import dark_small_finds, face_brightness
 from vision.recognition.pipeline import TileReader
@@ -71,18 +71,9 @@ def test_a_close_up_of_a_stand_is_not_refused_for_its_logos_letters():
     # bench.eval_white_racks' seed 770,039 (16 MP): a close-up of two tiles at the left end
     # of a black stand, its embossed logo big below them. The logo's letters were found as
     # eight tiles, and the quality gate, measuring them, refused the photo as too blurred.
-    pytest.importorskip("PIL")
-    from bench.eval_white_racks import KINDS, render
-    from referee import DEFAULT_RULES
-    from tests.test_rack_photo import HAVE_MODELS
-    from vision.game import cover
-    from vision.recognition.decode import Photo
     from vision.recognition.plane_view import points_in_quads
 
-    if not HAVE_MODELS:
-        pytest.skip("no models")
-    _seed, scene, data = render(770_039, KINDS[39 % len(KINDS)])
-    rack = cover.read_rack_photo(TileReader.load(), Photo.from_bytes(data), DEFAULT_RULES)
+    scene, rack = read_white_rack(770_039)
     standing = np.stack([t.quad for t in scene.tiles if t.standing])
     on = points_in_quads(rack.detections.centers, standing).any(axis=1)
     assert on.all() and sorted(rack.codes) == ["B12", "K12"]

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-import pytest
 
-from tests.table_helpers import detections_from
+from tests.table_helpers import detections_from, read_white_rack
 from vision.game.footing import unheld
 from vision.game.rack import read_rack
 
@@ -101,19 +100,9 @@ def test_tiles_lying_past_a_white_editions_stand_in_line_with_its_tiers_are_not_
     # bench.eval_white_racks' seed 760,008 (16 MP, seen from about 40 degrees): a two-tier
     # stand, and two rows of tiles lying on the table past its right end, in line with its
     # tiers and boxed 0.8-0.9 as tall: the box rules kept all seven
-    pytest.importorskip("PIL")
-    from bench.eval_white_racks import KINDS, render
-    from referee import DEFAULT_RULES
-    from tests.test_rack_photo import HAVE_MODELS
-    from vision.game import cover
-    from vision.recognition.decode import Photo
-    from vision.recognition.pipeline import TileReader
     from vision.recognition.plane_view import points_in_quads
 
-    if not HAVE_MODELS:
-        pytest.skip("no models")
-    _seed, scene, data = render(760_008, KINDS[8 % len(KINDS)])
-    rack = cover.read_rack_photo(TileReader.load(), Photo.from_bytes(data), DEFAULT_RULES)
+    scene, rack = read_white_rack(760_008)
     standing = np.stack([t.quad for t in scene.tiles if t.standing])
     top, foot = standing[:, :, 1].min(), standing[:, :, 1].max()
     past = [t for t in scene.tiles if not t.standing
