@@ -48,6 +48,10 @@ CONTRAST = 100.0
 # of those show the stand or a kept tile.
 JUDGED = 0.6
 HELD = 0.2
+# A joker is judged only where its box is at least WHOLE_BOX as tall as the kept boxes'
+# median: the detector boxes a joker's picture, and under that box lies the rest of its
+# own face (white 770,015: a logo joker boxed by its circle, 0.52 as tall as its tier).
+WHOLE_BOX = 0.8
 MIN_TILES = 4
 # The photo is looked at where the tiles are at least this tall (a reduced decode of a big
 # photo is enough).
@@ -80,10 +84,13 @@ def unheld(d: TileDetections, off: np.ndarray, photo) -> np.ndarray:
     # (N, S, C): the stand's colour there (0), surely not the stand's (1), neither (-1)
     dist = np.linalg.norm(colour - stand, axis=-1)
     looks = np.where(dist < NEAR, 0, np.where(dist > FAR, 1, -1))
+    heights = tile_frames(q)[4]
+    jokers = np.array([c == "J" for c in d.codes], bool)
+    judged = ~jokers | (heights >= WHOLE_BOX * float(np.median(heights[~off])))
     while True:  # in turn: a tile lying on one named loses its hold with it
         kept = ~off & ~out
         loose, firm = np.zeros(len(q), bool), np.zeros(len(q), bool)
-        for i in np.nonzero(kept)[0]:
+        for i in np.nonzero(kept & judged)[0]:
             share = _held_share(i, on_box[i], kept, off | out, looks[i], inside[i])
             loose[i] = share is not None and share <= HELD
             firm[i] = share is not None and share > HELD
