@@ -105,6 +105,49 @@ def test_burnt_faces_are_overexposed_once_their_ink_or_outline_is_gone():
     assert no_outline.problems() == ["overexposed"]
 
 
+def _tier_before_a_burnt_table() -> tuple[np.ndarray, np.ndarray]:
+    """Ten white tiles burnt white side by side in a black stand (its beam below their
+    feet, dark gaps between them), the table behind them burnt white, and their corners."""
+    image = np.full((500, 900, 3), 255, np.uint8)
+    cv2.rectangle(image, (20, 240), (880, 330), (25, 25, 25), -1)  # the stand
+    corners = []
+    for i in range(10):
+        x, y = 40 + 64 * i, 200
+        cv2.rectangle(image, (x, y), (x + 62, y + 88), (255, 255, 255), -1)
+        cv2.putText(image, str(i + 1), (x + 6, y + 50), cv2.FONT_HERSHEY_SIMPLEX, 1.2,
+                    (30, 30, 30), 4)
+        corners.append([(x, y), (x + 62, y), (x + 62, y + 88), (x, y + 88)])
+    return image, np.float32(corners)
+
+
+def test_a_racks_tiles_before_a_table_burnt_white_keep_the_outline_the_stand_gives():
+    # white 770,015: a black stand before a white table in strong light. As a table photo
+    # the burnt table above the tier is the ring; as a rack photo the ring is the stand
+    # round the tiles standing on it, beside and below them.
+    image, corners = _tier_before_a_burnt_table()
+    table = quality.measure(image, corners)
+    assert table.ring_burnt > quality.MAX_RING_BURNT and table.problems() == ["overexposed"]
+    rack = quality.measure(image, corners, stand=np.ones(len(corners), bool))
+    assert rack.ring_burnt < quality.MAX_RING_BURNT and rack.problems() == []
+    # a white stand burnt white too has no outline left, rack or not
+    image[240:331, 20:881] = 255
+    assert quality.measure(image, corners, stand=np.ones(len(corners), bool)).problems() == [
+        "overexposed"]
+
+
+def test_a_black_stand_before_a_bright_white_table_is_read_as_a_rack():
+    # bench.eval_white_racks' seed 770,015 (16 MP close-up), refused as overexposed
+    # before the rack's own ring
+    from tests.table_helpers import read_white_rack
+    from vision.recognition.plane_view import points_in_quads
+
+    scene, rack = read_white_rack(770_015)
+    standing = np.stack([t.quad for t in scene.tiles if t.standing])
+    counted = sorted({i for row in rack.rows for i in row})
+    on = points_in_quads(rack.detections.centers[counted], standing).any(axis=1)
+    assert on.all() and len(counted) == len(standing)
+
+
 # ----------------------------------------------------------------------------- real photos
 def _reading(tile_reader, photo, image):
     det = tile_reader.read(image)

@@ -448,7 +448,8 @@ def read_checked(reader, photo, rack: bool = False):
     from vision.recognition.quality import refuse_unfit
 
     detections = reader.read(photo)
-    refuse_unfit(photo, detections)
+    stand = ~off_the_rack(detections) if rack and len(detections) else None
+    refuse_unfit(photo, detections, stand=stand)
     return detections, refuse_covered(photo, detections, rack)
 
 

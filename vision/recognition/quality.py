@@ -183,8 +183,10 @@ def _face(grey: np.ndarray) -> np.ndarray:
 
 
 def measure(image_bgr: np.ndarray, corners: np.ndarray,
-            crop_size: tuple[int, int] | None = None) -> PhotoQuality:
-    """The quality measures of a BGR photo whose tiles lie at `corners` (N, 4, 2)."""
+            crop_size: tuple[int, int] | None = None,
+            stand: np.ndarray | None = None) -> PhotoQuality:
+    """The quality measures of a BGR photo whose tiles lie at `corners` (N, 4, 2). On a
+    rack photo, `stand` (N,) marks the tiles standing on the stand (`_ring`)."""
     import cv2
 
     from vision.recognition.rectify import rectify_tiles
@@ -203,8 +205,10 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray,
     h, w = image_bgr.shape[:2]
     whole = (corners.min(axis=1) > 0).all(axis=1) & (corners.max(axis=1) < (w - 1, h - 1)).all(
         axis=1)
+    every = corners
     if whole.any():
         corners = corners[whole]
+        stand = None if stand is None else np.asarray(stand, bool)[whole]
     crops = rectify_tiles(image_bgr, corners, crop_size)
     n, ch, cw = crops.shape[:3]
     grey = cv2.cvtColor(crops.reshape(n * ch, cw, 3), cv2.COLOR_BGR2GRAY).reshape(n, ch, cw)
@@ -219,35 +223,57 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray,
         burnt_share=float(np.median(np.mean(flat >= BURNT_GREY, axis=1))),
         photo_grey=photo_grey, photo_burnt=photo_burnt, tiles=len(corners),
         ink_contrast=float(np.percentile(ink, 10)),
-        ring_burnt=ring_burnt(grey_photo, corners / step))
+        ring_burnt=_ring(grey_photo, corners / step, every / step, stand))
 
 
-def ring_burnt(grey: np.ndarray, corners: np.ndarray) -> float | None:
+def _ring(grey: np.ndarray, corners: np.ndarray, every: np.ndarray,
+          stand: np.ndarray | None) -> float | None:
+    """`ring_burnt` round the tiles at `corners`; on a rack photo (`stand` marks those
+    standing on the stand) round those only and without the band above them, every tile's
+    face (`every`) left out: what shows of a stand's tiles is outlined by the stand they
+    stand in and the gaps between them, while behind the top tier lies the table or the
+    wall, burnt or not (a black stand before a white table in strong light, white 770,015;
+    docs/decisions/quality-gate.md, "A rack's ring")."""
+    if stand is None or not np.any(stand):
+        return ring_burnt(grey, corners)
+    return ring_burnt(grey, corners[stand], top=False, faces=every)
+
+
+def ring_burnt(grey: np.ndarray, corners: np.ndarray, top: bool = True,
+               faces: np.ndarray | None = None) -> float | None:
     """The share of the band just around the tiles at `corners` (`RING` of each tile's
-    size, the tiles' own faces left out) on a `grey` picture at >= BURNT_GREY: a white tile
-    on a table burnt white has no outline left to find it by. None where the band is
-    empty. Taken on the photo's own every-few-pixels grey (`measure`): a share, not an
-    outline."""
+    size, the tiles' own faces left out, and those at `faces` too) on a `grey` picture at
+    >= BURNT_GREY: a white tile on a table burnt white has no outline left to find it by.
+    Without `top`, the band beyond each tile's top edge is left out (a stand's tiles: the
+    table behind the stand). None where the band is empty. Taken on the photo's own
+    every-few-pixels grey (`measure`): a share, not an outline."""
     import cv2
 
     quads = np.asarray(corners, np.float32).reshape(-1, 4, 2)
     centres = quads.mean(axis=1, keepdims=True)
-    grown = np.round(centres + (quads - centres) * (1 + RING)).astype(np.int32)
+    grown = centres + (quads - centres) * (1 + RING)
+    if not top:  # the top corners moved out along the top edge only
+        edge = quads[:, 1] - quads[:, 0]
+        grown[:, 0] = quads[:, 0] - edge * RING / 2
+        grown[:, 1] = quads[:, 1] + edge * RING / 2
     band = np.zeros(grey.shape, np.uint8)
-    cv2.fillPoly(band, list(grown), 1)
+    cv2.fillPoly(band, list(np.round(grown).astype(np.int32)), 1)
     cv2.fillPoly(band, list(np.round(quads).astype(np.int32)), 0)
+    if faces is not None and len(faces):
+        cv2.fillPoly(band, list(np.round(np.asarray(faces, np.float32)).astype(np.int32)), 0)
     inside = band.astype(bool)
     if not inside.any():
         return None
     return float(np.mean(grey[inside] >= BURNT_GREY))
 
 
-def check(image_bgr, detections, crop_size: tuple[int, int] | None = None) -> PhotoQuality:
+def check(image_bgr, detections, crop_size: tuple[int, int] | None = None,
+          stand: np.ndarray | None = None) -> PhotoQuality:
     """`measure` for a photo (a BGR array or a `vision.recognition.decode.Photo`) and its
-    reading (`TileDetections`)."""
+    reading (`TileDetections`); `stand`: a rack photo's tiles standing on the stand."""
     corners = np.asarray(detections.corners, np.float32).reshape(-1, 4, 2)
     if not hasattr(image_bgr, "reduced"):
-        return measure(image_bgr, corners, crop_size)
+        return measure(image_bgr, corners, crop_size, stand)
     # A big photo is measured on the decode its tiles were cropped from (whole-photo
     # corners scaled to it), not decoded in full again.
     from vision.recognition.pipeline import crop_reduction
@@ -256,12 +282,14 @@ def check(image_bgr, detections, crop_size: tuple[int, int] | None = None) -> Ph
     factor = crop_reduction(corners, crop_size or model_crop_size())
     image = image_bgr.reduced(factor)
     scale = np.float32([image.shape[1] / image_bgr.width, image.shape[0] / image_bgr.height])
-    return measure(image, (corners + 0.5) * scale - 0.5, crop_size)
+    return measure(image, (corners + 0.5) * scale - 0.5, crop_size, stand)
 
 
-def refuse_unfit(image_bgr, detections, crop_size: tuple[int, int] | None = None) -> PhotoQuality:
-    """The photo's quality; raises `PhotoUnfit` (a PhotoError) when it is unfit to read."""
-    quality = check(image_bgr, detections, crop_size)
+def refuse_unfit(image_bgr, detections, crop_size: tuple[int, int] | None = None,
+                 stand: np.ndarray | None = None) -> PhotoQuality:
+    """The photo's quality; raises `PhotoUnfit` (a PhotoError) when it is unfit to read
+    (a rack photo's ring judged round its `stand` tiles, `measure`)."""
+    quality = check(image_bgr, detections, crop_size, stand)
     problems = quality.problems()
     if problems:
         raise PhotoUnfit(problems, quality)
