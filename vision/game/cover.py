@@ -410,14 +410,18 @@ def _outline(lab: np.ndarray, on_tiles: np.ndarray, height: float, piece: np.nda
     return float(np.linalg.norm(np.median(lab[inner], axis=0) - np.median(lab[outer], axis=0)))
 
 
-def check(photo, detections, rack: bool = False) -> Cover:
+def check(photo, detections, rack: bool = False, stand: np.ndarray | None = None) -> Cover:
     """`measure` for a photo (a BGR array or a `vision.recognition.decode.Photo`, judged on
     a decode about twice `WIDTH` wide) and its reading (`TileDetections`). On a `rack`
     photo `smooth_over` is measured over the hull of the tiles standing on the stand
     (`vision.game.stand.off_the_rack`): tiles lying by spread the hull over the table
-    (docs/decisions/covered-photo.md, "The stand's hull")."""
+    (docs/decisions/covered-photo.md, "The stand's hull"); `stand` (N,) gives those tiles
+    where the caller has judged them already."""
     corners = np.asarray(detections.corners, np.float32).reshape(-1, 4, 2)
-    stand = ~off_the_rack(detections) if rack and len(detections) else None
+    if stand is None and rack and len(detections):
+        stand = ~off_the_rack(detections)
+    if not rack:
+        stand = None
     if not hasattr(photo, "reduced"):
         return measure(photo, corners, stand)
     image = photo.reduced(photo.reduction_for(2 * WIDTH))
@@ -425,10 +429,11 @@ def check(photo, detections, rack: bool = False) -> Cover:
     return measure(image, (corners + 0.5) * scale - 0.5, stand)
 
 
-def refuse_covered(photo, detections, rack: bool = False) -> Cover:
+def refuse_covered(photo, detections, rack: bool = False,
+                   stand: np.ndarray | None = None) -> Cover:
     """The photo's cover; raises `PhotoCovered` (a PhotoError) when something lies over
-    its tiles (a `rack` photo judged as the module's doc says)."""
-    cover = check(photo, detections, rack)
+    its tiles (a `rack` photo judged as the module's doc says; `stand` as `check`'s)."""
+    cover = check(photo, detections, rack, stand)
     if cover.problems(rack):
         raise PhotoCovered(cover, rack)
     return cover
@@ -449,8 +454,8 @@ def read_checked(reader, photo, rack: bool = False):
 
     detections = reader.read(photo)
     stand = ~off_the_rack(detections) if rack and len(detections) else None
-    refuse_unfit(photo, detections, stand=stand)
-    return detections, refuse_covered(photo, detections, rack)
+    refuse_unfit(photo, detections, stand=stand)  # both gates judge the same stand
+    return detections, refuse_covered(photo, detections, rack, stand)
 
 
 def say_doubts(reading, cover: Cover | None):
