@@ -347,3 +347,49 @@ def test_a_piece_that_fades_into_the_table_has_no_outline():
 
     assert outline(faded) < cover.OUTLINE
     assert outline(edged) >= cover.OUTLINE
+
+
+def test_a_skin_hued_stand_with_empty_ledges_is_read_not_refused():
+    # bench.eval_white_racks' seed 780,014 (16 MP): a brown three-tier stand whose ledges
+    # are empty past the tiles' right end, skin-hued and outlined against the green table,
+    # a foreign piece of 10.7 tile areas over the rows: refused as covered. Its colour is
+    # the stand's, learnt under the tiles' feet.
+    from referee import DEFAULT_RULES, Tile, rack_penalty
+    from tests.table_helpers import read_white_rack
+
+    scene, rack = read_white_rack(780_014)
+    assert rack.total == rack_penalty([Tile.from_code(t.code) for t in scene.tiles
+                                       if t.standing], DEFAULT_RULES)
+
+
+def test_the_stand_colour_is_learnt_under_the_tiles_feet_only_where_they_agree():
+    lab = np.zeros((120, 200, 3), np.float32)
+    lab[...] = (100, 128, 128)  # a grey table
+    quads = np.float32([[[20 + 30 * i, 20], [44 + 30 * i, 20], [44 + 30 * i, 52],
+                         [20 + 30 * i, 52]] for i in range(5)])
+    on_tiles = cover.tiles_mask(lab.shape, quads)
+    lab[52:80] = (30, 140, 150)  # a brown beam under their feet
+    colour, tol = cover._stand_colour(lab, quads, on_tiles)
+    assert np.allclose(colour, (30, 140, 150)) and tol >= cover.TOL_MIN
+    # a palm over the feet of two of the five: no colour agreed on by enough of them
+    lab[52:80, 15:80] = (70, 145, 160)
+    assert cover._stand_colour(lab, quads, on_tiles) is None
+    assert cover._stand_colour(lab, quads[:2], on_tiles) is None  # too few tiles
+
+
+def test_a_palm_over_a_skin_hued_stand_is_still_seen(tile_reader):
+    from bench.eval_white_racks import BASE, KINDS, render
+    from bench.hands import paint
+    from vision.game.stand import off_the_rack
+
+    pytest.importorskip("PIL")
+    _seed, scene, data = render(780_014, KINDS[(780_014 - BASE) % len(KINDS)])
+    image = cv2.resize(cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR), None,
+                       fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    found = tile_reader.read(image)
+    stand = [t.quad * 0.25 for t in scene.tiles if t.standing]
+    hand = paint(image, stand[len(stand) // 2], eval_cover.tile_height(found), "palm",
+                 np.random.default_rng(780_014), found.corners, tone=1)
+    read = tile_reader.read(hand.image)
+    measured = cover.measure(hand.image, read.corners, ~off_the_rack(read))
+    assert measured.problems(rack=True) or measured.doubts(rack=True)

@@ -35,9 +35,10 @@ lies over its rows: a smooth piece reaching into the hull of the tiles standing 
 stand (`Cover.smooth_over`; tiles lying by spread the hull of them all over the table), or
 a foreign piece reaching into that hull grown by `HULL_GROW` (`Cover.area_over`), refuses
 the photo; one that only reaches the table around the tiles is a doubt (`Cover.doubts`),
-said beside the rack's total, not a refusal (docs/decisions/covered-photo.md, "A rack
-photo: over the rows or beside them", "The stand's hull" and "A foreign piece beside the
-stand").
+said beside the rack's total, not a refusal. A pixel coloured like the stand (learnt under
+its tiles' feet, `_stand_colour`) is never foreign there: a brown stand's empty ledges are
+skin-hued (docs/decisions/covered-photo.md, "A rack photo: over the rows or beside them",
+"The stand's hull", "A foreign piece beside the stand" and "A skin-hued stand").
 
 The thresholds were chosen on the real valid/ photos with hands painted over them
 (`python -m bench.eval_cover`, docs/decisions/covered-photo.md). A grey or black sleeve is
@@ -83,6 +84,18 @@ MAX_SMOOTH = 3.0  # ...and it is covered when the whole piece has this many tile
 # 0.5 refused a plain black stand for the wood just above its top tier (white 740,012;
 # docs/decisions/covered-photo.md, "A foreign piece beside the stand").
 HULL_GROW = 0.25
+# On a rack photo the stand is no hand, whatever its colour: a brown or wooden stand's empty
+# ledges are skin-hued and outlined against the table (white 780,014). Its colour
+# is learnt just under the feet of the stand's tiles (`FOOT_BAND` tile heights below each,
+# its middle `FOOT_ACROSS`), where at least `STAND_TILES` tiles, and `STAND_AGREE` of those
+# with enough stand in view, agree on it within the rings' tolerance, capped at `STAND_TOL`
+# (a palm over a few feet, or a band mixing beam and table, must not pass for the stand:
+# docs/decisions/covered-photo.md, "A skin-hued stand").
+FOOT_BAND = (0.12, 0.3)
+FOOT_ACROSS = 0.6
+STAND_TILES = 3
+STAND_AGREE = 0.75
+STAND_TOL = 20.0
 
 WORDS = "something covers part of the table (a hand?): move it and take the photo again"
 RACK_WORDS = "something covers part of the rack (a hand?): move it and take the photo again"
@@ -294,11 +307,46 @@ def _beyond_colour(lab: np.ndarray, area: np.ndarray):
     return colour, _tolerance(d)
 
 
+def _stand_colour(lab: np.ndarray, quads: np.ndarray, on_tiles: np.ndarray):
+    """(the stand's colour, its tolerance) in `lab` (lightness halved) from just under the
+    feet of the stand's tiles at `quads` (`FOOT_BAND`), or None where too few tiles show
+    it or they disagree (`STAND_TILES`, `STAND_AGREE`)."""
+    h, w = lab.shape[:2]
+    down = (quads[:, 3] + quads[:, 2]) / 2 - (quads[:, 0] + quads[:, 1]) / 2  # (N, 2)
+    upright = down @ down.sum(axis=0) > 0  # a tile turned round has its "foot" at its top
+    quads, down = quads[upright], down[upright]
+    across = np.linspace((1 - FOOT_ACROSS) / 2, (1 + FOOT_ACROSS) / 2, 5)
+    steps = np.linspace(*FOOT_BAND, 4)
+    foot = (quads[:, 3, None, :] + across[None, :, None] * (quads[:, 2] - quads[:, 3])[:, None])
+    points = foot[:, None] + steps[None, :, None, None] * down[:, None, None]  # (N, 4, 5, 2)
+    p = np.round(points.reshape(len(quads), -1, 2)).astype(int)
+    seen = (p[..., 0] >= 0) & (p[..., 0] < w) & (p[..., 1] >= 0) & (p[..., 1] < h)
+    p = p.clip(0, (w - 1, h - 1))
+    seen &= ~on_tiles[p[..., 1], p[..., 0]]
+    medians, pixels = [], []
+    for i in range(len(quads)):
+        if seen[i].sum() >= 0.5 * seen.shape[1]:
+            px = lab[p[i, seen[i], 1], p[i, seen[i], 0]]
+            medians.append(np.median(px, axis=0))
+            pixels.append(px)
+    if len(medians) < STAND_TILES:
+        return None
+    colour, d = _main_colour(np.array(medians))
+    tol = min(STAND_TOL, _tolerance(np.linalg.norm(np.concatenate(pixels) - colour, axis=1)))
+    agree = d < tol
+    if agree.sum() < max(STAND_TILES, STAND_AGREE * len(medians)):
+        return None
+    return colour, tol
+
+
 def foreign_mask(picture: np.ndarray, quads: np.ndarray, geometry=None,
-                 lab_full: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+                 lab_full: np.ndarray | None = None,
+                 stand: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """(foreign pixels, the tiles' area, one tile's area in px) of a BGR `picture` whose
     tiles lie at `quads` (N, 4, 2) in its pixels (N >= 1). `geometry` and `lab_full`:
-    `_tiles_geometry` and `_lab` of them, where the caller has them already."""
+    `_tiles_geometry` and `_lab` of them, where the caller has them already. `stand` (N,)
+    bool: a rack photo's tiles standing on the stand, whose colour is no hand's
+    (`_stand_colour`)."""
     import cv2
 
     height, on_tiles, area, tile_area = geometry or _tiles_geometry(picture.shape, quads)
@@ -320,6 +368,11 @@ def foreign_mask(picture: np.ndarray, quads: np.ndarray, geometry=None,
     beyond = _beyond_colour(lab, area) if maybe.any() else None
     if beyond is not None:
         colour, tol = beyond
+        maybe &= np.linalg.norm(lab[ys, xs] - colour, axis=-1) >= tol
+    known = _stand_colour(lab, quads[np.asarray(stand, bool)], on_tiles) if (
+        stand is not None and np.any(stand) and maybe.any()) else None
+    if known is not None:
+        colour, tol = known
         maybe &= np.linalg.norm(lab[ys, xs] - colour, axis=-1) >= tol
     ys, xs = ys[maybe], xs[maybe]
     colours, tols, centres = _table_colours(lab, quads, on_tiles, height) if len(ys) else \
@@ -357,7 +410,7 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray,
     # Worked out once: the three steps look at the same tiles and colours.
     geometry = _tiles_geometry(picture.shape, quads)
     lab_full = _lab(picture)
-    foreign, area, tile_area = foreign_mask(picture, quads, geometry, lab_full)
+    foreign, area, tile_area = foreign_mask(picture, quads, geometry, lab_full, stand)
     n, pieces = cv2.connectedComponents(foreign.astype(np.uint8))
     inside = np.bincount(pieces[foreign & area], minlength=n)[1:] if n > 1 else np.zeros(1)
     candidates = np.nonzero(inside >= MAX_AREA * tile_area)[0]
