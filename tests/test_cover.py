@@ -393,3 +393,22 @@ def test_a_palm_over_a_skin_hued_stand_is_still_seen(tile_reader):
     read = tile_reader.read(hand.image)
     measured = cover.measure(hand.image, read.corners, ~off_the_rack(read))
     assert measured.problems(rack=True) or measured.doubts(rack=True)
+
+
+def test_a_colour_vivider_than_skin_is_no_hand():
+    lab = np.float32([[180, 145, 155],   # a light skin tone (chroma 32)
+                      [124, 152, 180],   # an orange game box (chroma 57)
+                      [99, 183, 168]])   # a red one (chroma 68)
+    assert cover._skin_like(lab).tolist() == [True, False, False]
+
+
+def test_a_rack_before_an_orange_game_box_is_read_not_refused():
+    # bench.eval_white_racks' seed 730,037 (16 MP): the orange box stands right behind the
+    # stand's tiles, skin-hued and outlined, a foreign piece of 15 tile areas over the rows:
+    # refused as covered while every tile of the rack was sharp
+    from referee import DEFAULT_RULES, Tile, rack_penalty
+    from tests.table_helpers import read_white_rack
+
+    scene, rack = read_white_rack(730_037)
+    assert rack.total == rack_penalty([Tile.from_code(t.code) for t in scene.tiles
+                                       if t.standing], DEFAULT_RULES)

@@ -69,6 +69,11 @@ REACH = 1.5  # tile heights around the tiles' hull: "the tiles' area"
 TILE_TOL = 12.0  # within this Lab distance of the tiles' face colour: a tile, not a hand
 BEYOND_MIN = 64  # px of the picture beyond the tiles' area that tell the table's colour there
 MIN_CHROMA = 12.0  # Lab chroma: below it a pixel is grey (a shade, a stand), never skin
+# ...and above this it is a print or a plastic, never skin: skin measures 15-35 (8-bit Lab,
+# light to dark; a warm lamp adds some), an orange game box 57, a red one 68 (white 730,037:
+# the box behind the stand refused as a hand; docs/decisions/covered-photo.md, "Vivider
+# than skin").
+MAX_CHROMA = 50.0
 HUE = (35.0, 75.0)  # degrees of Lab hue, orange-red to yellow-orange: skin and bare arms
 OPEN = 0.2  # tile heights: thinner foreign things (grain, veins, digits) are left out
 MAX_AREA = 6.5  # tile areas of one foreign piece inside the tiles' area: covered
@@ -202,10 +207,10 @@ def _table_colours(lab: np.ndarray, quads: np.ndarray, on_tiles: np.ndarray, hei
 
 
 def _skin_like(lab: np.ndarray) -> np.ndarray:
-    """Which Lab colours (..., 3) are coloured like skin (`MIN_CHROMA`, `HUE`)."""
+    """Which Lab colours (..., 3) are coloured like skin (`MIN_CHROMA`, `MAX_CHROMA`, `HUE`)."""
     a, b = lab[..., 1] - 128, lab[..., 2] - 128
-    hue = np.degrees(np.arctan2(b, a))
-    return (np.hypot(a, b) >= MIN_CHROMA) & (hue >= HUE[0]) & (hue <= HUE[1])
+    hue, chroma = np.degrees(np.arctan2(b, a)), np.hypot(a, b)
+    return (chroma >= MIN_CHROMA) & (chroma <= MAX_CHROMA) & (hue >= HUE[0]) & (hue <= HUE[1])
 
 
 def _without_skin_rings(colours, tols, centres, rings):
