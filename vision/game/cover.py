@@ -53,8 +53,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.game.footing import points_under_feet
 from vision.game.occlusion import tiles_mask
-from vision.game.stand import off_the_rack
+from vision.game.stand import off_the_rack, rack_axis
 from vision.recognition.decode import PhotoError
 
 # Chosen in docs/decisions/covered-photo.md (bench.eval_cover on the real valid/ photos).
@@ -314,16 +315,14 @@ def _beyond_colour(lab: np.ndarray, area: np.ndarray):
 
 def _stand_colour(lab: np.ndarray, quads: np.ndarray, on_tiles: np.ndarray):
     """(the stand's colour, its tolerance) in `lab` (lightness halved) from just under the
-    feet of the stand's tiles at `quads` (`FOOT_BAND`), or None where too few tiles show
-    it or they disagree (`STAND_TILES`, `STAND_AGREE`)."""
+    feet of the stand's tiles at `quads` (`FOOT_BAND`, down the rack's way), or None where
+    they agree on no way, or too few tiles show it, or they disagree (`STAND_TILES`,
+    `STAND_AGREE`)."""
+    way = rack_axis(quads) if len(quads) >= 2 else None
+    if way is None:
+        return None
     h, w = lab.shape[:2]
-    down = (quads[:, 3] + quads[:, 2]) / 2 - (quads[:, 0] + quads[:, 1]) / 2  # (N, 2)
-    upright = down @ down.sum(axis=0) > 0  # a tile turned round has its "foot" at its top
-    quads, down = quads[upright], down[upright]
-    across = np.linspace((1 - FOOT_ACROSS) / 2, (1 + FOOT_ACROSS) / 2, 5)
-    steps = np.linspace(*FOOT_BAND, 4)
-    foot = (quads[:, 3, None, :] + across[None, :, None] * (quads[:, 2] - quads[:, 3])[:, None])
-    points = foot[:, None] + steps[None, :, None, None] * down[:, None, None]  # (N, 4, 5, 2)
+    points = points_under_feet(quads, way[0], FOOT_BAND, 4, FOOT_ACROSS / 2, 5)
     p = np.round(points.reshape(len(quads), -1, 2)).astype(int)
     seen = (p[..., 0] >= 0) & (p[..., 0] < w) & (p[..., 1] >= 0) & (p[..., 1] < h)
     p = p.clip(0, (w - 1, h - 1))

@@ -74,7 +74,7 @@ def unheld(d: TileDetections, off: np.ndarray, photo) -> np.ndarray:
         return out
     up = way[0]
     image, scale = _pixels(photo, d)
-    points = _strip_points(q, up)  # (N, S, C, 2)
+    points = points_under_feet(q, up)  # (N, S, C, 2)
     colour, inside = _colours(image, points * scale)
     on_box = _on_boxes(points, q)
     table = _table_colour(image, q * scale)
@@ -152,16 +152,20 @@ def _table_colour(image: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.median(_lab(image[p[:, 1], p[:, 0]]), axis=0)
 
 
-def _strip_points(quads: np.ndarray, up: np.ndarray) -> np.ndarray:
-    """(N, STEPS, COLUMNS, 2) the points under the foot of each tile boxed `quads` (N, 4,
-    2), down the rack (`up` is the rack's up), a row of columns per step."""
+def points_under_feet(quads: np.ndarray, up: np.ndarray,
+                      band: tuple[float, float] = (STRIP_FROM, STRIP_DEPTH), steps: int = STEPS,
+                      across: float = STRIP_ACROSS, columns: int = COLUMNS) -> np.ndarray:
+    """(N, steps, columns, 2) the points under the foot of each tile boxed `quads` (N, 4,
+    2), down the rack (`up` is the rack's up): from `band[0]` to `band[1]` of its height
+    below its foot, over the middle 2 x `across` of its width, a row of columns per step.
+    Also where the cover gate learns a stand's colour (`vision.game.cover`)."""
     right = np.array([-up[1], up[0]])
     centre = quads.mean(axis=1)  # (N, 2)
     depth = (quads - centre[:, None]) @ -up  # (N, 4)
     width, height = np.ptp(quads @ right, axis=1), np.ptp(depth, axis=1)
     foot = centre - up * depth.max(axis=1)[:, None]
-    a = np.linspace(STRIP_FROM, STRIP_DEPTH, STEPS)[None, :, None, None]
-    b = np.linspace(-STRIP_ACROSS, STRIP_ACROSS, COLUMNS)[None, None, :, None]
+    a = np.linspace(*band, steps)[None, :, None, None]
+    b = np.linspace(-across, across, columns)[None, None, :, None]
     return (foot[:, None, None] - up * (height[:, None, None, None] * a)
             + right * (width[:, None, None, None] * b))
 
