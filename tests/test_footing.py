@@ -4,7 +4,9 @@ Drawn pictures: a light table, a dark stand of two tiers, white tiles standing o
 tiles lying past the stand's end in line with a tier, boxed as tall as the tier's (too
 tall for the box rules). Then the cases where nothing may be named: a light stand, a
 table that looks like the stand, a strip the photo's edge cuts, a back tier whose foot
-lands on the tier in front. A rendered 16 MP white stand closes it."""
+lands on the tier in front. A rendered 16 MP white stand closes it. Last, the other way
+round (`stand_elsewhere`): a row lying nearer the phone that the box rules took for the
+stand."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ import cv2
 import numpy as np
 
 from tests.table_helpers import detections_from, read_white_rack
-from vision.game.footing import unheld
+from vision.game.footing import stand_elsewhere, unheld
 from vision.game.rack import read_rack
+from vision.game.stand import off_the_rack
 
 W, H = 40, 56  # a standing tile's box
 TABLE, STAND, TILE = (200, 205, 210), (25, 25, 28), (235, 235, 235)
@@ -114,3 +117,64 @@ def test_tiles_lying_past_a_white_editions_stand_in_line_with_its_tiers_are_not_
     # and no tile standing on the stand is named off with them
     on_stand = np.nonzero(points_in_quads(rack.detections.centers, standing).any(axis=1))[0]
     assert len(on_stand) >= 20 and not set(on_stand.tolist()) & set(rack.off_rack)
+
+
+def _nearer_row_scene():
+    """(picture, boxes): a dark stand of one tier of five tiles (boxes 56 tall, feet on
+    the beam at y 200) and, nearer the phone, five tiles lying on the table boxed taller
+    (70: seen from high above, a tile lying near the phone outgrows one standing
+    further)."""
+    img = np.zeros((480, 640, 3), np.uint8)
+    img[:] = TABLE
+    cv2.rectangle(img, (60, 130), (380, 240), STAND, -1)
+    standing = _row(5, 90, 200)
+    lying = [np.float32([[x, 300], [x + 50, 300], [x + 50, 370], [x, 370]])
+             for x in range(120, 120 + 5 * 56, 56)]
+    for b in standing + lying:
+        cv2.fillConvexPoly(img, np.round(b).astype(np.int32), TILE)
+    return img, standing + lying
+
+
+def test_a_row_lying_nearer_the_phone_is_not_taken_for_the_stand():
+    # white 780,038 drawn: the box rules keep the taller row lying on the table; under
+    # its feet lies the table, under the named-off row's the stand
+    img, boxes = _nearer_row_scene()
+    d = _detections(boxes)
+    assert off_the_rack(d).tolist() == [True] * 5 + [False] * 5  # the box rules' choice
+    assert stand_elsewhere(d, off_the_rack(d), img).tolist() == [False] * 5 + [True] * 5
+    assert sorted(read_rack(d, photo=img).off_rack) == [5, 6, 7, 8, 9]
+
+
+def test_tiles_the_box_rules_name_off_on_a_dark_mat_stay_off_where_the_stand_shows():
+    # the stand's row kept (its tiles the taller) and four shorter tiles lying on a dark
+    # mat: the kept tiles show their stand, so the mat's tiles do not take the rack
+    img = np.zeros((480, 640, 3), np.uint8)
+    img[:] = TABLE
+    cv2.rectangle(img, (60, 130), (380, 240), STAND, -1)
+    cv2.rectangle(img, (80, 300), (420, 420), (30, 30, 30), -1)
+    standing = _row(5, 90, 200)
+    lying = [np.float32([[x, 320], [x + 38, 320], [x + 38, 350], [x, 350]])
+             for x in range(100, 100 + 4 * 44, 44)]
+    for b in standing + lying:
+        cv2.fillConvexPoly(img, np.round(b).astype(np.int32), TILE)
+    d = _detections(standing + lying)
+    off = off_the_rack(d)
+    assert off.tolist() == [False] * 5 + [True] * 4
+    assert stand_elsewhere(d, off, img).tolist() == off.tolist()
+
+
+def test_a_white_rack_seen_from_high_above_counts_its_stand_not_the_row_before_it():
+    # bench.eval_white_racks' seed 780,038 (16 MP): six tiles on a black stand, five lying
+    # on the table nearer the phone, boxed taller; the box rules counted the five
+    from referee import Tile, rack_penalty
+    from vision.recognition.plane_view import points_in_quads
+
+    scene, rack = read_white_rack(780_038)
+    standing = np.stack([t.quad for t in scene.tiles if t.standing])
+    centres = rack.detections.centers
+    on_stand = np.nonzero(points_in_quads(centres, standing).any(axis=1))[0]
+    assert len(on_stand) == 6 and not set(on_stand.tolist()) & set(rack.off_rack)
+    counted = sorted(i for row in rack.rows for i in row)
+    assert counted == sorted(on_stand.tolist())
+    assert rack.total == rack_penalty([Tile.from_code(t.code) for t in scene.tiles
+                                       if t.standing])

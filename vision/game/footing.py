@@ -16,7 +16,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.game.stand import rack_axis
+from vision.game.stand import off_the_rack, rack_axis
 from vision.recognition.detections import TileDetections
 from vision.recognition.geometry import tile_frames
 from vision.recognition.plane_view import points_in_quads
@@ -58,6 +58,62 @@ MIN_TILES = 4
 TILE_PIXELS = 40
 
 
+def stand_elsewhere(d: TileDetections, off: np.ndarray, photo) -> np.ndarray:
+    """`off` turned round where the box rules took tiles lying on the table for the stand:
+    nothing shows the stand under the kept tiles' feet and most of them stand on nothing
+    that could be it, while the tiles named off, judged by the box rules among themselves
+    (`off_the_rack`), show a dark stand apart from the table under theirs and most of them
+    stand on it. Then those are the rack and every other tile lies off it; else `off` as
+    it is. From high above, a row lying on the table nearer the phone is boxed taller than
+    the stand's tiles and outweighs them (white 780,038: six stand tiles named off, five
+    lying counted). Same colours and bounds as `unheld`; rack-tiles-only.md, "A row
+    nearer the phone"."""
+    kept, named = np.nonzero(~off)[0], np.nonzero(off)[0]
+    if len(named) < MIN_TILES or len(kept) == 0:
+        return off
+    rack = named[~off_the_rack(d[named])]
+    if len(rack) < MIN_TILES:
+        return off
+    under = _under_feet(d, rack, photo)
+    if under is None:
+        return off
+    colour, inside, on_box, table = under
+    if _stand_colour(kept, table, colour, inside, on_box) is not None:
+        return off  # the kept tiles show a stand of their own
+    stand = _stand_colour(rack, table, colour, inside, on_box)
+    # Apart from the table by `FAR`, not `CONTRAST`: `unheld` names tiles off by one
+    # colour alone; here both sets must disagree, each its own way (780,038: 97 apart).
+    if stand is None or stand[0] > STAND_DARK or np.linalg.norm(stand - table) < FAR:
+        return off
+    dist = np.linalg.norm(colour - stand, axis=-1)
+    looks = np.where(dist < NEAR, 0, np.where(dist > FAR, 1, -1))
+    turned = np.ones(len(d), bool)
+    turned[rack] = False
+
+    def firm_share(ids: np.ndarray, held: np.ndarray) -> float:
+        shares = [_held_share(i, on_box[i], held, ~held, looks[i], inside[i]) for i in ids]
+        told = [s for s in shares if s is not None]
+        return sum(s > HELD for s in told) / len(told) if told else 0.0
+
+    if firm_share(rack, ~turned) > 0.5 and firm_share(kept, ~off) < 0.5:
+        return turned
+    return off
+
+
+def _under_feet(d: TileDetections, ids: np.ndarray, photo):
+    """(colour (N, S, C, 3), inside (N, S, C), on_box (N, S, C, N), table colour (3,)) of the
+    strips under every tile's foot, down the way of the tiles `ids` stand along, or None
+    where they agree on none."""
+    q = d.corners.astype(np.float64)
+    way = rack_axis(q[ids], weighted=True) or rack_axis(q[ids])
+    if way is None:
+        return None
+    image, scale = _pixels(photo, d)
+    points = points_under_feet(q, way[0])  # (N, S, C, 2)
+    colour, inside = _colours(image, points * scale)
+    return colour, inside, _on_boxes(points, q), _table_colour(image, q * scale)
+
+
 def unheld(d: TileDetections, off: np.ndarray, photo) -> np.ndarray:
     """(N,) True for each tile not in `off` (named off the rack already) that stands on
     neither the stand nor a kept tile: under its foot, down the rack, lies something far
@@ -68,16 +124,11 @@ def unheld(d: TileDetections, off: np.ndarray, photo) -> np.ndarray:
     kept = np.nonzero(~off)[0]
     if len(kept) < MIN_TILES:
         return out
-    q = d.corners.astype(np.float64)
-    way = rack_axis(q[kept], weighted=True) or rack_axis(q[kept])
-    if way is None:
+    under = _under_feet(d, kept, photo)
+    if under is None:
         return out
-    up = way[0]
-    image, scale = _pixels(photo, d)
-    points = points_under_feet(q, up)  # (N, S, C, 2)
-    colour, inside = _colours(image, points * scale)
-    on_box = _on_boxes(points, q)
-    table = _table_colour(image, q * scale)
+    colour, inside, on_box, table = under
+    q = d.corners.astype(np.float64)
     stand = _stand_colour(kept, table, colour, inside, on_box)
     if stand is None or stand[0] > STAND_DARK or np.linalg.norm(stand - table) < CONTRAST:
         return out
