@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from tests.table_helpers import detections_from, read_white_rack
 from vision.game.footing import stand_elsewhere, unheld
@@ -178,3 +179,33 @@ def test_a_white_rack_seen_from_high_above_counts_its_stand_not_the_row_before_i
     assert counted == sorted(on_stand.tolist())
     assert rack.total == rack_penalty([Tile.from_code(t.code) for t in scene.tiles
                                        if t.standing])
+
+
+def test_the_gates_judge_the_stand_that_is_counted(monkeypatch):
+    # the quality and cover gates of a rack photo look at the stand's tiles: on 780,038
+    # the tiles counted, not the row lying before them that the box rules kept
+    pytest.importorskip("PIL")
+    from bench.eval_white_racks import BASE, KINDS, render
+    from vision.game import cover
+    from vision.recognition import quality
+    from vision.recognition.decode import Photo
+    from vision.recognition.pipeline import TileReader
+    from vision.recognition.settings import MODELS_DIR
+
+    if not (MODELS_DIR / "detector.onnx").is_file():
+        pytest.skip(f"no models in {MODELS_DIR}")
+    seen = {}
+    real = quality.refuse_unfit
+
+    def keep_stand(photo, detections, stand=None):
+        seen["stand"] = stand
+        return real(photo, detections, stand=stand)
+
+    monkeypatch.setattr(quality, "refuse_unfit", keep_stand)
+    _seed, _scene, data = render(780_038, KINDS[(780_038 - BASE) % len(KINDS)])
+    photo, reader = Photo.from_bytes(data), TileReader.load()
+    detections, _cover = cover.read_checked(reader, photo, rack=True)
+    rack = read_rack(detections, photo=photo, reader=reader)
+    counted = sorted(i for row in rack.rows for i in row)
+    assert len(counted) == 6
+    assert np.nonzero(seen["stand"])[0].tolist() == counted

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.game.footing import points_under_feet
+from vision.game.footing import points_under_feet, stand_elsewhere
 from vision.game.occlusion import tiles_mask
 from vision.game.stand import off_the_rack, rack_axis
 from vision.recognition.decode import PhotoError
@@ -471,12 +471,12 @@ def check(photo, detections, rack: bool = False, stand: np.ndarray | None = None
     """`measure` for a photo (a BGR array or a `vision.recognition.decode.Photo`, judged on
     a decode about twice `WIDTH` wide) and its reading (`TileDetections`). On a `rack`
     photo `smooth_over` is measured over the hull of the tiles standing on the stand
-    (`vision.game.stand.off_the_rack`): tiles lying by spread the hull over the table
+    (`stand_tiles`): tiles lying by spread the hull over the table
     (docs/decisions/covered-photo.md, "The stand's hull"); `stand` (N,) gives those tiles
     where the caller has judged them already."""
     corners = np.asarray(detections.corners, np.float32).reshape(-1, 4, 2)
     if stand is None and rack and len(detections):
-        stand = ~off_the_rack(detections)
+        stand = stand_tiles(photo, detections)
     if not rack:
         stand = None
     if not hasattr(photo, "reduced"):
@@ -484,6 +484,14 @@ def check(photo, detections, rack: bool = False, stand: np.ndarray | None = None
     image = photo.reduced(photo.reduction_for(2 * WIDTH))
     scale = np.float32([image.shape[1] / photo.width, image.shape[0] / photo.height])
     return measure(image, (corners + 0.5) * scale - 0.5, stand)
+
+
+def stand_tiles(photo, detections) -> np.ndarray:
+    """(N,) True for each tile standing on the stand, as `read_rack` judges before its
+    own last look (`vision.game.footing.unheld`): the box rules (`off_the_rack`), turned
+    round where the tiles they name off stand on a stand and the kept ones on the table
+    (`stand_elsewhere`). Both gates judge a rack photo round these."""
+    return ~stand_elsewhere(detections, off_the_rack(detections), photo)
 
 
 def refuse_covered(photo, detections, rack: bool = False,
@@ -510,7 +518,7 @@ def read_checked(reader, photo, rack: bool = False):
     from vision.recognition.quality import refuse_unfit
 
     detections = reader.read(photo)
-    stand = ~off_the_rack(detections) if rack and len(detections) else None
+    stand = stand_tiles(photo, detections) if rack and len(detections) else None
     refuse_unfit(photo, detections, stand=stand)  # both gates judge the same stand
     return detections, refuse_covered(photo, detections, rack, stand)
 
