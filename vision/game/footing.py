@@ -58,6 +58,17 @@ MIN_TILES = 4
 TILE_PIXELS = 40
 
 
+def rack_off(d: TileDetections, off: np.ndarray, photo) -> np.ndarray:
+    """`off` (the box rules' tiles off the rack) after both looks under the tiles' feet:
+    `stand_elsewhere`, then `unheld`, the kept tiles' strips looked at once for both."""
+    kept = np.nonzero(~off)[0]
+    under = _under_feet(d, kept, photo) if len(kept) else None
+    turned = _stand_elsewhere(d, off, photo, under)
+    if turned is not off:
+        under = _under_feet(d, np.nonzero(~turned)[0], photo)
+    return turned | _unheld(d, turned, under)
+
+
 def stand_elsewhere(d: TileDetections, off: np.ndarray, photo) -> np.ndarray:
     """`off` turned round where the box rules took tiles lying on the table for the stand:
     nothing shows the stand under the kept tiles' feet and most of them stand on nothing
@@ -68,18 +79,26 @@ def stand_elsewhere(d: TileDetections, off: np.ndarray, photo) -> np.ndarray:
     the stand's tiles and outweighs them (white 780,038: six stand tiles named off, five
     lying counted). Same colours and bounds as `unheld`; rack-tiles-only.md, "A row
     nearer the phone"."""
+    kept = np.nonzero(~off)[0]
+    return _stand_elsewhere(d, off, photo, _under_feet(d, kept, photo) if len(kept) else None)
+
+
+def _stand_elsewhere(d: TileDetections, off: np.ndarray, photo, under) -> np.ndarray:
+    """`stand_elsewhere`, with `under` (`_under_feet`) down the kept tiles' way given."""
     kept, named = np.nonzero(~off)[0], np.nonzero(off)[0]
     if len(named) < MIN_TILES or len(kept) == 0:
         return off
+    if under is not None and _stand_colour(kept, under[3], *under[:3]) is not None:
+        return off  # the kept tiles show a stand of their own: the common case, first
     rack = named[~off_the_rack(d[named])]
     if len(rack) < MIN_TILES:
         return off
-    under = _under_feet(d, rack, photo)
-    if under is None:
+    theirs = _under_feet(d, rack, photo)
+    if theirs is None:
         return off
-    colour, inside, on_box, table = under
+    colour, inside, on_box, table = theirs
     if _stand_colour(kept, table, colour, inside, on_box) is not None:
-        return off  # the kept tiles show a stand of their own
+        return off  # ...nor down the other tiles' way
     stand = _stand_colour(rack, table, colour, inside, on_box)
     # Apart from the table by `FAR`, not `CONTRAST`: `unheld` names tiles off by one
     # colour alone; here both sets must disagree, each its own way (780,038: 97 apart).
@@ -120,12 +139,15 @@ def unheld(d: TileDetections, off: np.ndarray, photo) -> np.ndarray:
     from the stand's colour in most of its columns. `photo`: a BGR array or a
     `vision.recognition.decode.Photo` in `d`'s pixels. Judged only on a dark stand that
     stands apart from the table (`STAND_DARK`, `CONTRAST`)."""
+    kept = np.nonzero(~off)[0]
+    return _unheld(d, off, _under_feet(d, kept, photo) if len(kept) >= MIN_TILES else None)
+
+
+def _unheld(d: TileDetections, off: np.ndarray, under) -> np.ndarray:
+    """`unheld`, with `under` (`_under_feet`) down the kept tiles' way given."""
     out = np.zeros(len(d), bool)
     kept = np.nonzero(~off)[0]
-    if len(kept) < MIN_TILES:
-        return out
-    under = _under_feet(d, kept, photo)
-    if under is None:
+    if len(kept) < MIN_TILES or under is None:
         return out
     colour, inside, on_box, table = under
     q = d.corners.astype(np.float64)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.game.back_tier import SWAPPED_TURNED, rack_way, recrop_stand
-from vision.game.footing import stand_elsewhere, unheld
+from vision.game.footing import rack_off
 from vision.game.stand import off_the_rack
 from vision.recognition.detections import TileDetections
 from vision.recognition.geometry import TablePlane, tile_frames
@@ -118,8 +118,7 @@ def read_rack(detections: TileDetections, rules=None, *,
     labels = tuple(detections.labels)
     off = off_the_rack(detections)
     if photo is not None:
-        off = stand_elsewhere(detections, off, photo)
-        off |= unheld(detections, off, photo)
+        off = rack_off(detections, off, photo)
     if photo is not None and hasattr(reader, "classify_at"):
         detections, _recropped = recrop_stand(detections, ~off, photo, reader)
     on = np.nonzero(~off)[0]
