@@ -79,6 +79,48 @@ def test_a_table_as_dark_as_the_stand_names_nothing():
     assert not unheld(d, np.zeros(len(d), bool), img).any()
 
 
+WOOD = (30, 70, 120)  # orange wood: 74 from the stand in Lab (under `CONTRAST`), chroma 38
+
+
+def test_a_black_stand_on_wood_nearer_than_the_contrast_is_told_by_hue():
+    # white 780,017 / 720,018 drawn: the stand too near the table in Lab to be told by
+    # colour, but grey where the wood is orange
+    img, boxes, lying = _scene(table=WOOD)
+    d = _detections(boxes)
+    assert unheld(d, np.zeros(len(d), bool), img).tolist() == lying.tolist()
+
+
+def test_a_spot_light_on_a_black_beam_does_not_make_it_table():
+    # a lit stretch of the beam is as far from the stand's shade as the wood in Lab, but
+    # still grey: no front-tier tile over it is named off
+    img, boxes, lying = _scene(table=WOOD)
+    img[300:330, 60:220] = (90, 90, 95)
+    d = _detections(boxes)
+    assert unheld(d, np.zeros(len(d), bool), img).tolist() == lying.tolist()
+
+
+def test_a_grey_table_near_a_black_stand_names_nothing():
+    # no hue to tell a grey table from a black stand by, and too near in lightness
+    img, boxes, _lying = _scene(table=(70, 72, 75))
+    d = _detections(boxes)
+    assert not unheld(d, np.zeros(len(d), bool), img).any()
+
+
+def test_a_white_rack_on_a_dark_wooden_table_leaves_the_tiles_before_its_beam_out():
+    # bench.eval_white_racks' seed 720,018 (16 MP): a black stand of ten tiles on dark wood
+    # (40 apart in Lab), three tiles lying just before its beam were counted
+    from referee import Tile, rack_penalty
+    from vision.recognition.plane_view import points_in_quads
+
+    scene, rack = read_white_rack(720_018)
+    standing = np.stack([t.quad for t in scene.tiles if t.standing])
+    on_stand = points_in_quads(rack.detections.centers, standing).any(axis=1)
+    counted = sorted(i for row in rack.rows for i in row)
+    assert counted == np.nonzero(on_stand)[0].tolist() and len(counted) == 10
+    assert rack.total == rack_penalty([Tile.from_code(t.code) for t in scene.tiles
+                                       if t.standing])
+
+
 def test_a_strip_the_photos_edge_cuts_tells_nothing():
     # the lying tiles' feet at the picture's foot: under them is no pixel to judge
     img, boxes, _lying = _scene()

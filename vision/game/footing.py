@@ -48,6 +48,15 @@ CONTRAST = 100.0
 # of those show the stand or a kept tile.
 JUDGED = 0.6
 HELD = 0.2
+# Where the stand lies nearer the table than `CONTRAST`, a grey stand (chroma at most
+# NEUTRAL under 3 or more kept tiles) on a coloured table (chroma at least COLOURED, and
+# as far from the stand in hue) is judged by hue alone (`_looks_by_hue`): black plastic
+# lit or in shade stays grey, wood does not (white 720,018 and 780,017: a black stand on
+# dark and on orange wood, 40 and 43-52 apart in Lab). Measured at 7/22, 10/18 and 14/14:
+# no stand tile named off in any set; rack-tiles-only.md, "A grey stand on a coloured
+# table".
+NEUTRAL = 10.0
+COLOURED = 18.0
 # A joker is judged only where its box is at least WHOLE_BOX as tall as the kept boxes'
 # median: the detector boxes a joker's picture, and under that box lies the rest of its
 # own face (white 770,015: a logo joker boxed by its circle, 0.52 as tall as its tier).
@@ -138,7 +147,8 @@ def unheld(d: TileDetections, off: np.ndarray, photo) -> np.ndarray:
     neither the stand nor a kept tile: under its foot, down the rack, lies something far
     from the stand's colour in most of its columns. `photo`: a BGR array or a
     `vision.recognition.decode.Photo` in `d`'s pixels. Judged only on a dark stand that
-    stands apart from the table (`STAND_DARK`, `CONTRAST`)."""
+    stands apart from the table (`STAND_DARK`, `CONTRAST`), or a grey one on a coloured
+    table, by hue (`_looks_by_hue`)."""
     kept = np.nonzero(~off)[0]
     return _unheld(d, off, _under_feet(d, kept, photo) if len(kept) >= MIN_TILES else None)
 
@@ -152,11 +162,14 @@ def _unheld(d: TileDetections, off: np.ndarray, under) -> np.ndarray:
     colour, inside, on_box, table = under
     q = d.corners.astype(np.float64)
     stand = _stand_colour(kept, table, colour, inside, on_box)
-    if stand is None or stand[0] > STAND_DARK or np.linalg.norm(stand - table) < CONTRAST:
-        return out
-    # (N, S, C): the stand's colour there (0), surely not the stand's (1), neither (-1)
-    dist = np.linalg.norm(colour - stand, axis=-1)
-    looks = np.where(dist < NEAR, 0, np.where(dist > FAR, 1, -1))
+    if stand is not None and stand[0] <= STAND_DARK and np.linalg.norm(stand - table) >= CONTRAST:
+        # (N, S, C): the stand's colour there (0), surely not the stand's (1), neither (-1)
+        dist = np.linalg.norm(colour - stand, axis=-1)
+        looks = np.where(dist < NEAR, 0, np.where(dist > FAR, 1, -1))
+    else:
+        looks = _looks_by_hue(kept, table, colour, inside, on_box)
+        if looks is None:
+            return out
     heights = tile_frames(q)[4]
     jokers = np.array([c == "J" for c in d.codes], bool)
     judged = ~jokers | (heights >= WHOLE_BOX * float(np.median(heights[~off])))
@@ -170,6 +183,48 @@ def _unheld(d: TileDetections, off: np.ndarray, under) -> np.ndarray:
         if not loose.any() or not firm.any():  # no tile seen on the stand: name none
             return out
         out |= loose
+
+
+def _chroma(lab: np.ndarray) -> np.ndarray:
+    """The chroma (...) of 8-bit Lab colours (..., 3): how far from grey."""
+    return np.linalg.norm(lab[..., 1:] - 128.0, axis=-1)
+
+
+def _looks_by_hue(kept: np.ndarray, table: np.ndarray, colour: np.ndarray, inside: np.ndarray,
+                  on_box: np.ndarray) -> np.ndarray | None:
+    """(N, S, C) as `unheld`'s looks (the stand 0, surely not 1, neither -1), told by hue
+    alone: where the table is coloured (`COLOURED`) and at least `MIN_ANCHORS` kept tiles
+    show a dark grey (`STAND_DARK`, `NEUTRAL`) under their feet, a point is the stand
+    within a third of the way in hue (a*, b*) from that grey to the table's, surely not
+    beyond two thirds, at any lightness: a spot light or a shade changes a black
+    stand's lightness, not its hue. Else None."""
+    if _chroma(table) < COLOURED:
+        return None
+    medians = _under_kept(kept, colour, inside, on_box)
+    if len(medians) == 0:
+        return None
+    anchor = (medians[:, 0] <= STAND_DARK) & (_chroma(medians) <= NEUTRAL)
+    if anchor.sum() < MIN_ANCHORS:
+        return None
+    stand = np.median(medians[anchor], axis=0)
+    apart = float(np.linalg.norm(stand[1:] - table[1:]))
+    if apart < COLOURED:
+        return None
+    hue = np.linalg.norm(colour[..., 1:] - stand[1:], axis=-1)
+    return np.where(hue < apart / 3, 0, np.where(hue > 2 * apart / 3, 1, -1))
+
+
+def _under_kept(kept: np.ndarray, colour: np.ndarray, inside: np.ndarray,
+                on_box: np.ndarray) -> np.ndarray:
+    """(K, 3) the median colour of the upper two thirds of the strip (just under the foot)
+    of each kept tile whose strip there is at least half free: in the photo, on no box."""
+    near = on_box.shape[1] * 2 // 3
+    medians = []
+    for i in kept:
+        free = inside[i, :near] & ~on_box[i, :near].any(axis=-1)
+        if free.sum() >= 0.5 * free.size:
+            medians.append(np.median(colour[i, :near][free], axis=0))
+    return np.array(medians).reshape(-1, 3)
 
 
 def _held_share(i: int, on_box: np.ndarray, held: np.ndarray, named: np.ndarray,
@@ -198,13 +253,7 @@ def _stand_colour(kept: np.ndarray, table: np.ndarray, colour: np.ndarray, insid
     (its upper two thirds, just under the foot) is far (`FAR`) from the table's colour
     (`_table_colour`), where at least `MIN_ANCHORS` are and `STAND_SHARE` of them agree
     on it within `NEAR`; else None (no stand seen apart from the table)."""
-    near = on_box.shape[1] * 2 // 3
-    medians = []
-    for i in kept:
-        free = inside[i, :near] & ~on_box[i, :near].any(axis=-1)
-        if free.sum() >= 0.5 * free.size:
-            medians.append(np.median(colour[i, :near][free], axis=0))
-    medians = np.array(medians).reshape(-1, 3)
+    medians = _under_kept(kept, colour, inside, on_box)
     medians = medians[np.linalg.norm(medians - table, axis=1) > FAR]
     if len(medians) < MIN_ANCHORS:
         return None
