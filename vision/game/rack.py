@@ -98,13 +98,15 @@ def rows_of(detections: TileDetections, plane: bool = True) -> list[list[int]]:
 
 
 def read_rack(detections: TileDetections, rules=None, *,
-              frame: tuple[int, int] | None = None, photo=None, reader=None) -> RackReading:
+              frame: tuple[int, int] | None = None, photo=None, reader=None,
+              stand: np.ndarray | None = None) -> RackReading:
     """The tiles of one rack photo, re-read with the rack's way and the copy counts, and
     their total. `frame`: the photo's (width, height), to warn about tiles its edge may cut.
     With the `photo` (a BGR array or a `Photo`) and the `reader` (a `TileReader`) that read
     it, each tile standing on the stand is first read again in its box moved down to the
     face (`vision.game.back_tier.recrop_stand`: a box reaching above the face reads a 6 as
-    a 9).
+    a 9). `stand` (N,): the tiles standing on the stand as the photo's gates judged them
+    (`vision.game.cover.stand_tiles`), not judged by the box rules again.
 
     Tiles lying on the table beside or behind the rack (`off_the_rack`) keep their reading
     and their ids in `detections`, but are in no row, not in the total, and named in
@@ -116,7 +118,7 @@ def read_rack(detections: TileDetections, rules=None, *,
 
     rules = rules or DEFAULT_RULES
     labels = tuple(detections.labels)
-    off = off_the_rack(detections)
+    off = ~stand if stand is not None else off_the_rack(detections)
     if photo is not None:
         off = rack_off(detections, off, photo)
     if photo is not None and hasattr(reader, "classify_at"):
