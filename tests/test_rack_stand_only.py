@@ -318,9 +318,41 @@ def test_a_stand_of_one_tile_among_tiles_lying_each_its_own_way_counts_no_small_
              for (x, y), a, k in zip(places, ways, sizes, strict=True)]
     codes = ["R9"] + ["K1", "K2", "K3", "K4", "K5", "B7", "B8"]
     d = detections_from(codes, stand + lying)
-    # the two near the camera are boxed over half as tall: no sign in the boxes tells them
-    # from a standing tile, and they are still counted (rack-tiles-only.md)
+    # the two near the camera are boxed over half as tall: drawn flat, with no perspective
+    # to fit a plane to, no sign in the boxes tells them from a standing tile, and they are
+    # still counted (rack-tiles-only.md); a photo's perspective does (the test below)
     assert off_the_rack(d).tolist() == [False] + [True] * 5 + [False] * 2
+
+
+def _stand_tiles_counted(seed: int) -> tuple[list[int], list[int], object, object]:
+    """(the boxes on the rendered stand's tiles, the boxes counted, scene, rack) of
+    `bench.eval_white_racks`' photo `seed`, read as `rummikub score` reads it."""
+    from tests.table_helpers import read_white_rack
+    from vision.recognition.plane_view import points_in_quads
+
+    scene, rack = read_white_rack(seed)
+    standing = np.stack([t.quad for t in scene.tiles if t.standing])
+    on_stand = np.nonzero(points_in_quads(rack.detections.centers, standing).any(axis=1))[0]
+    counted = sorted(i for row in rack.rows for i in row)
+    return sorted(on_stand.tolist()), counted, scene, rack
+
+
+def test_a_stand_of_one_tile_seen_in_perspective_counts_it_alone():
+    # white 730,006 (16 MP): one tile on a black stand, 12 lying by each its own way, two
+    # of them near the camera boxed as tall as it. The photo agrees on no way; on the
+    # table's plane the lying tiles lie flat and the stand's tile alone stands up.
+    on_stand, counted, scene, rack = _stand_tiles_counted(730_006)
+    assert len(on_stand) == 1 and counted == on_stand
+    assert rack.total == rack_penalty([Tile.from_code(t.code) for t in scene.tiles
+                                       if t.standing])
+
+
+def test_where_the_plane_keeps_only_small_far_boxes_the_stands_tiles_stay_counted():
+    # white 760,026 (16 MP): four tiles on a stand, a row lying far behind it that lines up
+    # on the plane. A stand's tiles stand tall: the plane's judgement is not taken for the
+    # photo's where it would keep boxes shorter than the photo's median.
+    on_stand, counted, _scene, _rack = _stand_tiles_counted(760_026)
+    assert len(on_stand) == 4 and set(on_stand) <= set(counted)
 
 
 def test_a_row_behind_the_tiers_shows_at_least_half_a_tile_to_be_a_tier_they_hide():

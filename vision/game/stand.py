@@ -127,7 +127,12 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     parallel; but tiles standing on a stand and lying on the table lie on two planes, and
     one plane fit to both can misplace the stand's rows (docs/decisions/rack-tiers.md).
     Where the plane's view is taken, the boxes far too short in the photo for a standing
-    tile there (`PHOTO_FLAT_SHARE`) are named off as well. In each view the rack's way is
+    tile there (`PHOTO_FLAT_SHARE`) are named off as well. Where the photo agrees on no
+    way at all, the plane's view is taken if it judges and the boxes it keeps are at
+    least the photo's median height: on the plane, tiles lying by each their own way lie
+    flat and a stand of one tile stands up (white 730,006); a row lying far behind the
+    stand that lines up there is boxed short (760,026; rack-tiles-only.md, "A stand of
+    one tile seen in perspective"). In each view the rack's way is
     found twice, from every box alike and weighted by box height squared (`_best_way`):
     tiles lying by that outnumber the stand's and lean another way pull the plain way off
     the stand's (rack-tiles-only.md, "The rack's way weighted by box height")."""
@@ -137,15 +142,18 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     q = d.corners.astype(np.float64)
     tall = tile_frames(q)[4]  # in the photo: the stand's tiles stand taller than flat ones
     off = _best_way(q, tall)
+    no_way = rack_axis(q) is None and rack_axis(q, weighted=True) is None
     plane = TablePlane.from_tiles(q)
     if plane.tilted:
         on_plane = _best_way(plane.to_plane(q).reshape(-1, 4, 2), tall)
-        if _keeps_more(tall, on_plane, off):
+        # where the photo agrees on no way, the plane's judgement, if its stand stands tall
+        tall_stand = on_plane.any() and np.median(tall[~on_plane]) >= np.median(tall)
+        if (no_way and tall_stand) or _keeps_more(tall, on_plane, off):
             off = on_plane
             way = rack_axis(q)
             if way is not None:
                 off = _drop_squashed(q, way[0], off, PHOTO_FLAT_SHARE)
-    if not off.any() and rack_axis(q) is None and rack_axis(q, weighted=True) is None:
+    if not off.any() and no_way:
         # no way agreed on (a stand of one tile among tiles lying by): the boxes far
         # shorter than the tallest lie flat
         off[_much_shorter(tall)] = True
