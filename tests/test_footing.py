@@ -10,6 +10,8 @@ stand."""
 
 from __future__ import annotations
 
+import argparse
+
 import cv2
 import numpy as np
 import pytest
@@ -18,6 +20,7 @@ from tests.table_helpers import detections_from, read_white_rack
 from vision.game.footing import stand_elsewhere, unheld
 from vision.game.rack import read_rack
 from vision.game.stand import off_the_rack
+from vision.recognition.labels import split_code
 
 W, H = 40, 56  # a standing tile's box
 TABLE, STAND, TILE = (200, 205, 210), (25, 25, 28), (235, 235, 235)
@@ -251,3 +254,45 @@ def test_the_gates_judge_the_stand_that_is_counted(monkeypatch):
     counted = sorted(i for row in rack.rows for i in row)
     assert len(counted) == 6
     assert np.nonzero(seen["stand"])[0].tolist() == counted
+
+
+def test_rummikub_score_counts_what_the_server_counts(tmp_path, monkeypatch, capsys):
+    # the command reads a rack on the stand its gates judged, as `read_rack_photo` does:
+    # 780,038's six stand tiles, not the row the box rules keep (`read_rack` is handed
+    # the gates' stand and does not judge the boxes again)
+    import json
+
+    pytest.importorskip("PIL")
+    from app.cli import game
+    from bench.eval_white_racks import BASE, KINDS, render
+    from referee import DEFAULT_RULES
+    from vision.game import cover
+    from vision.recognition.decode import Photo
+    from vision.recognition.pipeline import TileReader
+    from vision.recognition.settings import MODELS_DIR
+
+    if not (MODELS_DIR / "detector.onnx").is_file():
+        pytest.skip(f"no models in {MODELS_DIR}")
+    _seed, _scene, data = render(780_038, KINDS[(780_038 - BASE) % len(KINDS)])
+    served = cover.read_rack_photo(TileReader.load(), Photo.from_bytes(data), DEFAULT_RULES)
+    path = tmp_path / "rack.jpg"
+    path.write_bytes(data)
+    judged = []
+
+    def counted_off_the_rack(d):
+        judged.append(len(d))
+        return off_the_rack(d)
+
+    from vision.game import rack as rack_module
+    monkeypatch.setattr(cover, "off_the_rack", counted_off_the_rack)
+    monkeypatch.setattr(rack_module, "off_the_rack", counted_off_the_rack)
+    assert game.score_photo(argparse.Namespace(photo=str(path), json=True, models=None,
+                                               edition=None)) == 0
+    out = json.loads(capsys.readouterr().out)
+    counted = sorted(i for row in out["rows"] for i in row)
+    served_ids = sorted(i for row in served.rows for i in row)
+    assert counted == served_ids
+    assert [(out["tiles"][i]["color"], out["tiles"][i]["number"]) for i in counted] == \
+        [split_code(served.detections.codes[i])[:2] for i in served_ids]
+    assert len(counted) == 6 and out["total"] == served.total
+    assert judged == [len(out["tiles"])]  # once, for the gates; `read_rack` takes theirs

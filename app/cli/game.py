@@ -110,12 +110,13 @@ class _Reader:
         self.picture = None  # the last photo small (160 px wide, BGR): what its places show
         self.photo = None  # the last photo (a `Photo`): a rack's tiles are cropped again
         self.cover = None  # the last photo's `vision.game.cover.Cover`
+        self.stand = None  # the last rack photo's stand tiles, as its gates judged them
 
     def read(self, path: str, rack: bool = False):
         """A lone photo's tiles (`vision.game.cover.read_checked`): refused (too blurred,
         dark or overexposed, or a hand over its tiles) with its words, never judged; a
         `rack` photo is judged by the gate as a rack, its doubts kept in `self.cover`."""
-        from vision.game.cover import read_checked
+        from vision.game.cover import read_gated
         from vision.recognition.decode import PhotoError, open_photo
         from vision.recognition.pipeline import ModelsMissing, TileReader
 
@@ -131,7 +132,7 @@ class _Reader:
             # checked now; decoded (only as far as the reading needs) by the reader
             photo = open_photo(path)
             self.frame = (photo.width, photo.height)
-            detections, self.cover = read_checked(self._reader, photo, rack)
+            detections, self.cover, self.stand = read_gated(self._reader, photo, rack)
             self.picture, self.photo = _small_picture(photo), photo
             return detections
         except PhotoError as error:
@@ -139,16 +140,18 @@ class _Reader:
             raise _error(message if str(path) in message else f"{path}: {message}") from None
 
     def read_rack(self, path: str, rules):
-        """A rack photo's reading (`vision.game.rack.read_rack`), its stand's tiles read
-        again from the photo in boxes moved down to the face (`vision.game.back_tier`), the
+        """A rack photo's reading (`vision.game.rack.read_rack` on the stand its gates
+        judged, as `vision.game.cover.read_rack_photo`), its stand's tiles read again from
+        the photo in boxes moved down to the face (`vision.game.back_tier`), the
         gate's doubt said among its warnings (`vision.game.cover.say_doubts`)."""
         from vision.game.cover import say_doubts
         from vision.game.rack import read_rack
 
-        self.cover = None
+        self.cover = self.stand = None
         detections = self.read(path, rack=True)
+        # the stand its gates judged: the box rules are not run again
         return say_doubts(read_rack(detections, rules, frame=self.frame, photo=self.photo,
-                                    reader=self._reader), self.cover)
+                                    reader=self._reader, stand=self.stand), self.cover)
 
 
 def _small_picture(photo, width: int = 160):

@@ -515,12 +515,13 @@ def read_lone_photo(reader, photo):
 def read_checked(reader, photo, rack: bool = False):
     """(tiles, `Cover`) of a lone photo, or the PhotoError that refuses it (a `rack` photo
     judged as the module's doc says)."""
-    return _read_checked(reader, photo, rack)[:2]
+    return read_gated(reader, photo, rack)[:2]
 
 
-def _read_checked(reader, photo, rack: bool):
-    """`read_checked` and the stand's tiles its gates judged round (`stand_tiles`; None
-    on a table photo)."""
+def read_gated(reader, photo, rack: bool):
+    """(tiles, `Cover`, the stand's tiles its gates judged round: `stand_tiles`, None on
+    a table photo) of a lone photo, or the PhotoError that refuses it: `read_checked`
+    with the stand, for `vision.game.rack.read_rack(stand=...)`."""
     from vision.recognition.quality import refuse_unfit
 
     detections = reader.read(photo)
@@ -543,7 +544,7 @@ def read_rack_photo(reader, photo, rules=None, frame: tuple[int, int] | None = N
     `vision.game.rack.read_rack` with the photo, the gate's doubt said (`say_doubts`)."""
     from vision.game.rack import read_rack
 
-    detections, cover, stand = _read_checked(reader, photo, rack=True)
+    detections, cover, stand = read_gated(reader, photo, rack=True)
     if frame is None and hasattr(photo, "width"):
         frame = (photo.width, photo.height)
     return say_doubts(read_rack(detections, rules, frame=frame, photo=photo, reader=reader,
