@@ -2,7 +2,7 @@
 them: the nearest stand-in this repository has for the real rack photos of issue #19.
 
     python -m bench.eval_white_racks [--photos 40] [--base 700000] [--models DIR]
-                                     [--cache DIR] [--list] [--json OUT]
+                                     [--cache DIR] [--list] [--json OUT] [--portrait]
 
 Each photo is a `training.render3d` stand (1-3 tiers, a close-up every fourth) in the white
 Original look (`scene.original_edition`: bold numbers high on the face, the logo at its
@@ -16,6 +16,10 @@ Scored as the issue scores the real photos: tile F1 over the tiles standing on t
 whose number shows (a standing tile whose number the tier in front hides is neither to
 find nor a false find; a tile lying on the table counted is a false one); a refused photo
 scores none of its tiles. Targets there: F1 >= 0.97, nothing refused.
+
+`--portrait`: the same scenes (the same seeds draw the same stand, tiles and light) taken
+with the phone held upright, 2604x4624, the stand framed across the photo's width: its
+tiles as many pixels as the landscape photo's scaled to that width (w / h).
 
 What it is not: the Original look is one of training's looks (45 % of its depth scenes;
 only the seeds are held out: training draws from other streams, the stand rules were
@@ -41,21 +45,22 @@ KINDS = ("rack", "rack", "rack", "closeup")
 TARGET_F1 = 0.97
 
 
-def scenes(base: int, photos: int, cache: Path | None):
+def scenes(base: int, photos: int, cache: Path | None, size: tuple[int, int] = SIZE):
     """(seed, scene without its pixels, JPEG bytes) of each photo, rendered or cached."""
     for i in range(photos):
         seed = base + i
-        path = cache / f"white-rack-{seed}.pkl" if cache else None
+        upright = "-portrait" if size[1] > size[0] else ""
+        path = cache / f"white-rack{upright}-{seed}.pkl" if cache else None
         if path and path.exists():
             yield pickle.loads(path.read_bytes())
             continue
-        item = render(seed, KINDS[i % len(KINDS)])
+        item = render(seed, KINDS[i % len(KINDS)], size)
         if path:
             path.write_bytes(pickle.dumps(item))
         yield item
 
 
-def render(seed: int, kind: str):
+def render(seed: int, kind: str, size: tuple[int, int] = SIZE):
     """(seed, scene without its pixels, JPEG bytes) of one photo: the `i`th photo from
     `base` is `render(base + i, KINDS[i % len(KINDS)])`."""
     import cv2
@@ -63,8 +68,8 @@ def render(seed: int, kind: str):
     from training.render3d.scene import original_edition, render_depth_scene
 
     rng = np.random.default_rng(seed)
-    scene = render_depth_scene(rng, original_edition(rng), kind=kind, width=SIZE[0],
-                               height=SIZE[1])
+    scene = render_depth_scene(rng, original_edition(rng), kind=kind, width=size[0],
+                               height=size[1])
     data = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
     scene.image = None  # the JPEG is the photo; the pixels would be 36 MB a scene
     return seed, scene, data
@@ -96,7 +101,7 @@ def score_photo(scene, rack) -> dict:
 
 
 def evaluate(models_dir=None, photos: int = 40, base: int = BASE, cache: Path | None = None,
-             listing: bool = False, log=print) -> dict:
+             listing: bool = False, log=print, size: tuple[int, int] = SIZE) -> dict:
     from bench.rack_totals import causes
     from referee import DEFAULT_RULES, Tile, rack_penalty
     from training.render3d.scene import _labelled
@@ -106,7 +111,7 @@ def evaluate(models_dir=None, photos: int = 40, base: int = BASE, cache: Path | 
 
     reader = TileReader.load(models_dir)
     rows, seconds = [], []
-    for seed, scene, data in scenes(base, photos, cache):
+    for seed, scene, data in scenes(base, photos, cache, size):
         photo = Photo.from_bytes(data)
         t0 = time.perf_counter()
         try:
@@ -132,7 +137,7 @@ def evaluate(models_dir=None, photos: int = 40, base: int = BASE, cache: Path | 
                                                           row["causes"].items()))
         rows.append(row)
     return {"rows": rows, "seconds_median": float(np.median(seconds)) if seconds else None,
-            "base": base, "photos": photos}
+            "base": base, "photos": photos, "size": list(size)}
 
 
 def summary(rows: list[dict]) -> dict:
@@ -151,7 +156,8 @@ def summary(rows: list[dict]) -> dict:
 
 def report(results: dict) -> str:
     rows = results["rows"]
-    lines = [f"white Original racks at {SIZE[0]}x{SIZE[1]}, read as `rummikub score` reads them "
+    width, height = results.get("size", SIZE)
+    lines = [f"white Original racks at {width}x{height}, read as `rummikub score` reads them "
              f"({results['photos']} photos, seeds {results['base']:,}+): tiles standing on the "
              "stand whose number shows"]
     for name, part in [("racks", [r for r in rows if r["kind"] == "rack"]),
@@ -193,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, help="keep the rendered photos here")
     parser.add_argument("--list", action="store_true", help="why each photo went wrong")
     parser.add_argument("--json", type=Path, metavar="OUT", help="save the numbers as JSON")
+    parser.add_argument("--portrait", action="store_true",
+                        help="the phone held upright (2604x4624), the stand framed across it")
     args = parser.parse_args(argv)
     if args.photos < 1:
         parser.error("--photos must be at least 1")
@@ -201,7 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.cache:
         args.cache.mkdir(parents=True, exist_ok=True)
     return report_and_finish(
-        lambda: evaluate(args.models, args.photos, args.base, args.cache, args.list),
+        lambda: evaluate(args.models, args.photos, args.base, args.cache, args.list,
+                         size=SIZE[::-1] if args.portrait else SIZE),
         report, args.json)
 
 

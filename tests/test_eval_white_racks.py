@@ -65,3 +65,24 @@ def test_a_count_under_one_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as ended:
         main(["--photos", "0"])
     assert ended.value.code == 2 and "--photos must be at least 1" in capsys.readouterr().err
+
+
+def test_a_phone_held_upright_frames_the_same_stand_across_its_width():
+    # `--portrait`: the same seed draws the same stand; the photo is as tall as the
+    # landscape one is wide, and the stand fits across it, its tiles as many pixels as
+    # the landscape's scaled to that width (2604 / 4624 = 0.56), not cut at the sides
+    from vision.recognition.geometry import tile_frames
+
+    def standing(width, height):
+        rng = np.random.default_rng(700_000)
+        s = render_depth_scene(rng, original_edition(rng), kind="rack", width=width,
+                               height=height, effects=False)
+        assert s.image.shape[:2] == (height, width)
+        tiles = [t for t in s.tiles if t.standing]
+        return tiles, float(np.median(tile_frames(np.stack([t.quad for t in tiles]))[4]))
+
+    wide, wide_height = standing(1156, 651)  # a quarter of 4624 x 2604: the same framing
+    tall, tall_height = standing(651, 1156)
+    assert [t.code for t in tall] == [t.code for t in wide]
+    assert sum(_labelled(t) for t in tall) >= 0.9 * sum(_labelled(t) for t in wide)
+    assert 0.45 <= tall_height / wide_height <= 0.75

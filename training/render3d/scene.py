@@ -397,8 +397,13 @@ def _camera(rng, kind: str, world: _World, tiers: int, rise: float, length: floa
     hfov = rng.uniform(60, 72) * (w / max(w, h))
     focal = w / 2 / math.tan(math.radians(hfov) / 2)
 
-    def distance(lo: float, hi: float) -> float:  # tiles this share of the photo's height
-        return float(np.clip(th * focal / (rng.uniform(lo, hi) * h), 12, 75))
+    # Tiles this share of a landscape photo's height. A phone held upright frames the same
+    # stand across its short side, so its tiles are as many pixels as the landscape
+    # photo's scaled to that width (w / h): the share is of w * w / h.
+    side = h if w >= h else w * w / h
+
+    def distance(lo: float, hi: float) -> float:
+        return float(np.clip(th * focal / (rng.uniform(lo, hi) * side), 12, 75))
 
     if kind == "closeup":
         target[0] = rng.uniform(-0.4, 0.4) * length
