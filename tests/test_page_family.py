@@ -355,3 +355,42 @@ def test_a_second_phone_joins_the_running_game_from_the_printed_link(server, bro
     expect(watcher.locator("#info .share")).to_have_count(1)
     assert game["token"] not in watcher.locator("#info").inner_html()
     assert not errors, errors
+
+
+def test_a_rack_photo_taken_upright_is_shown_from_its_tiles(server, browser, tmp_path):
+    # a phone held upright: the stand in a band across a tall photo, table above and below.
+    # The card shows the part its tiles lie in, every reading inside the view, its labels
+    # as large as on a photo shown whole.
+    from playwright.sync_api import expect
+
+    from tests.page_helpers import untimed_round
+
+    rack = cv2.imread(str(Path(__file__).resolve().parents[1] / "sample_images" /
+                          "rack_marble.jpg"))
+    pad = (2200 - rack.shape[0]) // 2
+    upright = cv2.copyMakeBorder(rack, pad, pad, 0, 0, cv2.BORDER_REPLICATE)  # 1000 x 2200
+    photo = tmp_path / "rack_upright.jpg"
+    cv2.imwrite(str(photo), upright)
+    page, _errors = new_page(browser)
+    untimed_round(page, server)
+    page.click("#btn-round-over")
+    page.select_option("#re-winner", "Ben")
+    card = page.locator(".rack[data-player=Ann]")
+    with page.expect_response(lambda r: "/racks" in r.url and r.request.method == "POST") as got:
+        card.locator(".rack-photo").set_input_files(str(photo))
+    reading = got.value.json()
+    expect(card.locator(".rack-tiles .rack-total")).to_be_visible(timeout=30_000)
+    marks = [m for m in reading["marks"]]
+    assert marks and reading["height"] == 2200
+    view = card.locator(".rack-view").bounding_box()
+    canvas = card.locator(".rack-view canvas").bounding_box()
+    # zoomed: the view is much wider than the whole tall photo would be shown
+    assert view["width"] / view["height"] > 2 * 1000 / 2200
+    assert canvas["height"] > 1.5 * view["height"]
+    sx, sy = canvas["width"] / 1000, canvas["height"] / 2200
+    for m in marks:
+        for x, y in m["corners"]:
+            assert view["x"] - 1 <= canvas["x"] + x * sx <= view["x"] + view["width"] + 1
+            assert view["y"] - 1 <= canvas["y"] + y * sy <= view["y"] + view["height"] + 1
+    drawn = [d["css"] for d in page.evaluate("() => window.__drawn") if d["css"]]
+    assert drawn and min(drawn) >= OVERLAY["tile"] - 0.5, drawn[:5]

@@ -40,7 +40,7 @@ function renderRacks() {
           <input type="file" class="rack-photo" accept="image/*" capture="environment"></label>
         <button type="button" class="ghost small rack-sample">${esc(t("re.sample"))}</button>
       </div>
-      ${r.photo_id ? `<div class="rack-view"><img alt="" src="${esc(api.fileUrl(`/photos/${encodeURIComponent(r.photo_id)}`))}"><canvas></canvas></div>` : ""}
+      ${r.photo_id ? rackView(r) : ""}
       ${warnings ? `<ul class="rack-warnings">${warnings}</ul>` : ""}
       <label>${esc(t("re.codes"))}
         <input type="text" class="rack-codes" autocomplete="off" autocapitalize="characters" value="${esc(r.codes || "")}" placeholder="R5 J K13"></label>
@@ -58,6 +58,43 @@ function renderRacks() {
     view.show({ width: r.width, height: r.height, tiles: r.marks, sets: [] });
   });
   updateCountButton();
+}
+
+// The rack photo, shown from the part its tiles lie in: a phone held upright or far off
+// shows the stand small in a photo that is mostly table and wall, and its readings
+// would crowd together. Every tile read is in the view, those lying off the rack too.
+function rackView(r) {
+  const src = esc(api.fileUrl(`/photos/${encodeURIComponent(r.photo_id)}`));
+  const v = tilesView(r) || { x: 0, y: 0, w: r.width, h: r.height };
+  const frame = `width:${(100 * r.width / v.w).toFixed(3)}%;left:${(-100 * v.x / v.w).toFixed(3)}%;`
+    + `top:${(-100 * v.y / v.h).toFixed(3)}%`;
+  return `<div class="rack-view" style="aspect-ratio:${Math.round(v.w)}/${Math.round(v.h)}">`
+    + `<div class="rack-frame" style="${frame}"><img alt="" src="${src}"><canvas></canvas></div></div>`;
+}
+
+// The box round every tile read, a margin of a tenth of its size (and at least a
+// fiftieth of the photo) added, no narrower than 4:3; null where that is most of the photo.
+export function tilesView(r, { most = 0.6 } = {}) {
+  const xs = [], ys = [];
+  for (const m of r.marks || []) for (const [x, y] of m.corners || []) { xs.push(x); ys.push(y); }
+  if (!xs.length || !r.width || !r.height) return null;
+  let x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+  const pad = Math.max(0.1 * Math.max(x1 - x0, y1 - y0), 0.02 * Math.max(r.width, r.height));
+  x0 -= pad; x1 += pad; y0 -= pad; y1 += pad;
+  if (x1 - x0 < (4 / 3) * (y1 - y0)) { // widen about its middle to 4:3
+    const grow = ((4 / 3) * (y1 - y0) - (x1 - x0)) / 2;
+    x0 -= grow; x1 += grow;
+  }
+  // kept inside the photo: shifted back in where it can be, cut where it is wider
+  const fit = (lo, hi, size) => {
+    const w = Math.min(hi - lo, size);
+    const start = Math.min(Math.max(lo, 0), size - w);
+    return [start, w];
+  };
+  const [x, w] = fit(x0, x1, r.width);
+  const [y, h] = fit(y0, y1, r.height);
+  if (w * h > most * r.width * r.height) return null;
+  return { x, y, w, h };
 }
 
 function updateCountButton() {
