@@ -46,10 +46,11 @@ TARGET_F1 = 0.97
 
 
 def scenes(base: int, photos: int, cache: Path | None, size: tuple[int, int] = SIZE):
-    """(seed, scene without its pixels, JPEG bytes) of each photo, rendered or cached."""
+    """(seed, scene without its pixels, JPEG bytes) of each photo, rendered or cached;
+    `size` (width, height), an upright one cached apart."""
+    upright = "-portrait" if size[1] > size[0] else ""
     for i in range(photos):
         seed = base + i
-        upright = "-portrait" if size[1] > size[0] else ""
         path = cache / f"white-rack{upright}-{seed}.pkl" if cache else None
         if path and path.exists():
             yield pickle.loads(path.read_bytes())
@@ -61,8 +62,8 @@ def scenes(base: int, photos: int, cache: Path | None, size: tuple[int, int] = S
 
 
 def render(seed: int, kind: str, size: tuple[int, int] = SIZE):
-    """(seed, scene without its pixels, JPEG bytes) of one photo: the `i`th photo from
-    `base` is `render(base + i, KINDS[i % len(KINDS)])`."""
+    """(seed, scene without its pixels, JPEG bytes) of one photo at `size` (width,
+    height): the `i`th photo from `base` is `render(base + i, KINDS[i % len(KINDS)])`."""
     import cv2
 
     from training.render3d.scene import original_edition, render_depth_scene

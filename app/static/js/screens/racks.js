@@ -74,7 +74,7 @@ function rackView(r) {
 
 // The box round every tile read, a margin of a tenth of its size (and at least a
 // fiftieth of the photo) added, no narrower than 4:3; null where that is most of the photo.
-export function tilesView(r, { most = 0.6 } = {}) {
+function tilesView(r, { most = 0.6 } = {}) {
   const xs = [], ys = [];
   for (const m of r.marks || []) for (const [x, y] of m.corners || []) { xs.push(x); ys.push(y); }
   if (!xs.length || !r.width || !r.height) return null;
