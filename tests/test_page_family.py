@@ -394,3 +394,28 @@ def test_a_rack_photo_taken_upright_is_shown_from_its_tiles(server, browser, tmp
             assert view["y"] - 1 <= canvas["y"] + y * sy <= view["y"] + view["height"] + 1
     drawn = [d["css"] for d in page.evaluate("() => window.__drawn") if d["css"]]
     assert drawn and min(drawn) >= OVERLAY["tile"] - 0.5, drawn[:5]
+
+
+def test_a_tick_given_after_typing_a_racks_codes_stays(server, browser):
+    # Tapping the tick box blurs the codes field, which says "change" again: the page
+    # asks nothing more, and the tick (and the count button it enables) stays.
+    from playwright.sync_api import expect
+
+    from tests.page_helpers import untimed_round
+
+    page, errors = new_page(browser)
+    untimed_round(page, server)
+    page.click("#btn-round-over")
+    page.select_option("#re-winner", "Ann")
+    card = page.locator(".rack[data-player=Ben]")
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "/racks" in r.url else None)
+    card.locator(".rack-codes").fill("R5 J K13")
+    card.locator(".rack-codes").dispatch_event("change")
+    expect(card.locator(".rack-total")).to_have_text("43 points")
+    card.locator(".rack-ok").check()
+    page.wait_for_timeout(1500)  # a second count, were one asked, would be back by now
+    expect(card.locator(".rack-ok")).to_be_checked()
+    expect(page.locator("#btn-count-round")).to_be_enabled()
+    assert len(asked) == 1, asked
+    assert not errors, errors

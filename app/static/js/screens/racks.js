@@ -102,12 +102,17 @@ function updateCountButton() {
   $("#btn-count-round").disabled = !all;
 }
 
-function applyRack(player, r) {
+// `sent`: the codes typed that this reply counts (a photo's reply: none).
+function applyRack(player, r, { sent = null } = {}) {
   // Every warning, in the page's language where the server gives its id.
   const ids = r.warning_ids || [];
   const warnings = ids.length ? ids.map((m) => tm(m)) : (r.warnings || []);
+  const codes = (r.tiles || []).join(" ");
+  const had = state.racks[player];
+  // A tick given to these very tiles while their count was on its way stays.
+  const confirmed = Boolean(sent !== null && had && had.confirmed && had.codes === codes);
   state.racks[player] = {
-    codes: (r.tiles || []).join(" "), tiles: r.tiles || [], total: r.total, confirmed: false,
+    codes, tiles: r.tiles || [], total: r.total, confirmed, sent,
     photo_id: r.photo_id, warnings, marks: r.marks, width: r.width, height: r.height,
   };
   renderRacks();
@@ -127,8 +132,12 @@ $("#racks").addEventListener("change", async (e) => {
     if (r) applyRack(player, r); else renderRacks();
   } else if (e.target.classList.contains("rack-codes")) {
     const codes = e.target.value.trim();
+    // A tap on the tick box blurs the codes field, which says "change" again for codes
+    // already counted: nothing to ask, and the tick must stay.
+    const had = state.racks[player];
+    if (had && had.sent === codes) return;
     const r = await guard(() => api.rackCodes(player, codes));
-    if (r) applyRack(player, r);
+    if (r) applyRack(player, r, { sent: codes });
   } else if (e.target.classList.contains("rack-ok")) {
     if (state.racks[player]) state.racks[player].confirmed = e.target.checked;
     updateCountButton();
