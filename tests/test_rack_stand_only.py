@@ -59,6 +59,25 @@ def test_a_flat_tile_beside_a_tier_is_left_out():
     assert read_rack(d).total == _total(codes[:12])
 
 
+def test_a_rack_photographed_upright_with_tiles_lying_by_says_hold_the_phone_sideways():
+    # upright, more table shows before the stand and rows lying by are taken for it more
+    # often (rack-tiles-only.md, "A phone held upright"): the reading says so, and only then
+    from app.server.gamedata import rack_warnings
+    from vision.game.rack import UPRIGHT_WORDS
+
+    front, back = _boxes(6, 100, 400), _boxes(6, 100, 400 - 1.05 * H)
+    beside = _boxes(2, 100 + 6 * (W + 2) + 30, 400, h=0.55 * H, gap=10)
+    codes = ["R1", "R2", "R3", "R4", "R5", "R6", "B1", "B2", "B3", "B4", "B5", "B6",
+             "K12", "K13"]
+    lying_by = detections_from(codes, front + back + beside)
+    upright = read_rack(lying_by, frame=(1000, 2200))
+    assert UPRIGHT_WORDS in upright.warnings
+    assert "rack.upright" in [m.id for m in rack_warnings(upright)]
+    assert UPRIGHT_WORDS not in read_rack(lying_by, frame=(2200, 1000)).warnings  # sideways
+    alone = detections_from(codes[:12], front + back)  # upright, nothing lying by
+    assert UPRIGHT_WORDS not in read_rack(alone, frame=(1000, 2200)).warnings
+
+
 def test_a_back_tier_boxed_as_short_as_what_shows_of_it_stays_a_tier():
     front = _boxes(6, 100, 400)
     # the tier behind: the front tier hides its lower 40 %, its boxes end where that begins

@@ -47,6 +47,9 @@ ENGLISH: dict[str, str] = {
                           "hides tiles, move it and take the photo again",
     "rack.covered": "something covers part of the rack (a hand?): move it and take the "
                     "photo again",
+    "rack.upright": "photographed upright with tiles lying by: check which tiles are "
+                    "counted; a rack reads best with the phone held sideways, the rack "
+                    "filling the photo",
     "rack.note": "{text}",
     # a photo or frame too poor to read (vision.recognition.quality): what to do
     "photo.unfit": "{words}",
