@@ -53,13 +53,14 @@ def turned_round(detections: TileDetections, i: int, as_drawn: str, other_way: s
     return d
 
 
-def read_white_rack(seed: int):
-    """(scene, rack reading) of `bench.eval_white_racks`' photo `seed` (16 MP), read as
-    `rummikub score` reads it; the test is skipped without Pillow or the models."""
+def read_white_rack(seed: int, upright: bool = False):
+    """(scene, rack reading) of `bench.eval_white_racks`' photo `seed` (16 MP; taken
+    `upright` as `--portrait` takes it), read as `rummikub score` reads it; the test is
+    skipped without Pillow or the models."""
     import pytest
 
     pytest.importorskip("PIL")
-    from bench.eval_white_racks import BASE, KINDS, render
+    from bench.eval_white_racks import BASE, KINDS, SIZE, render
     from referee import DEFAULT_RULES
     from vision.game import cover
     from vision.recognition.decode import Photo
@@ -68,6 +69,7 @@ def read_white_rack(seed: int):
 
     if not all((MODELS_DIR / n).is_file() for n in ("detector.onnx", "classifier.onnx")):
         pytest.skip(f"no models in {MODELS_DIR}")
-    _seed, scene, data = render(seed, KINDS[(seed - BASE) % len(KINDS)])
+    size = SIZE[::-1] if upright else SIZE
+    _seed, scene, data = render(seed, KINDS[(seed - BASE) % len(KINDS)], size)
     reader = TileReader.load()
     return scene, cover.read_rack_photo(reader, Photo.from_bytes(data), DEFAULT_RULES)

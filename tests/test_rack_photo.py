@@ -6,7 +6,7 @@ The photo is the rendered rack sample with five tiles of another sample photo pa
 onto the marble around it: four lying at angles beside and below the rack, one lying
 straight behind it (above its top tier), foreshortened as a tile lying flat is seen from
 about 35 degrees above (0.62 of the rack's tiles' height): a tile behind the stand as tall
-as its tiers' would be a third tier (`vision.game.stand.FLAT_SHARE`)."""
+as its tiers' would be a third tier (`vision.game.tiers.FLAT_SHARE`)."""
 
 from __future__ import annotations
 
@@ -240,7 +240,7 @@ def test_tiles_lying_just_behind_a_low_white_stand_are_not_its_third_tier():
     # bench.eval_white_racks' seed 750,005 (16 MP): a two-tier stand seen low, and a row
     # of six tiles lying flat just behind it. In the photo their feet meet the top tier's
     # tops, as a hidden tier's would, but they are boxed a third as tall as the tiers; a
-    # tier hides at most half of the one behind (`vision.game.stand.HIDDEN_SHOWS`)
+    # tier hides at most half of the one behind (`vision.game.tiers.HIDDEN_SHOWS`)
     pytest.importorskip("PIL")
     from bench.eval_white_racks import KINDS, render
     from referee import DEFAULT_RULES

@@ -100,6 +100,21 @@ def test_a_row_lying_in_front_of_the_stand_is_left_out_though_boxed_as_tall():
     assert read_rack(d).total == _total(codes[:8])
 
 
+def test_a_row_lying_nearest_the_phone_outweighing_two_stacked_tiers_is_left_out():
+    # a phone held upright sees more table before the stand: the row lying nearest it is
+    # boxed taller than the stand's tiles and outweighs either tier, but stacks with none
+    # (the table lies between); the two tiers stack, the back one's feet over the front
+    # one's tops (`STACK_OVERLAP`)
+    front = _boxes(6, 100, 400)
+    back = _boxes(6, 100, 400 - 0.75 * H)
+    near = _boxes(6, 80, 400 + 3.2 * H, w=1.3 * W, h=1.3 * H)
+    codes = ["R1", "R2", "R3", "R4", "R5", "R6", "B1", "B2", "B3", "B4", "B5", "B6",
+             "K7", "K8", "K9", "K10", "K11", "K12"]
+    d = detections_from(codes, front + back + near)
+    assert off_the_rack(d).tolist() == [False] * 12 + [True] * 6
+    assert read_rack(d).total == _total(codes[:12])
+
+
 def test_tiles_lying_behind_the_top_tier_are_not_taken_for_a_tier_it_hides():
     front = _boxes(6, 100, 400)
     back = _boxes(6, 100, 400 - 1.05 * H)
@@ -343,13 +358,15 @@ def test_a_stand_of_one_tile_among_tiles_lying_each_its_own_way_counts_no_small_
     assert off_the_rack(d).tolist() == [False] + [True] * 5 + [False] * 2
 
 
-def _stand_tiles_counted(seed: int) -> tuple[list[int], list[int], object, object]:
+def _stand_tiles_counted(seed: int, upright: bool = False) -> tuple[list[int], list[int],
+                                                                   object, object]:
     """(the boxes on the rendered stand's tiles, the boxes counted, scene, rack) of
-    `bench.eval_white_racks`' photo `seed`, read as `rummikub score` reads it."""
+    `bench.eval_white_racks`' photo `seed` (taken `upright`), read as `rummikub score`
+    reads it."""
     from tests.table_helpers import read_white_rack
     from vision.recognition.plane_view import points_in_quads
 
-    scene, rack = read_white_rack(seed)
+    scene, rack = read_white_rack(seed, upright)
     standing = np.stack([t.quad for t in scene.tiles if t.standing])
     on_stand = np.nonzero(points_in_quads(rack.detections.centers, standing).any(axis=1))[0]
     counted = sorted(i for row in rack.rows for i in row)
@@ -362,6 +379,17 @@ def test_a_stand_of_one_tile_seen_in_perspective_counts_it_alone():
     # table's plane the lying tiles lie flat and the stand's tile alone stands up.
     on_stand, counted, scene, rack = _stand_tiles_counted(730_006)
     assert len(on_stand) == 1 and counted == on_stand
+    assert rack.total == rack_penalty([Tile.from_code(t.code) for t in scene.tiles
+                                       if t.standing])
+
+
+def test_a_stand_photographed_upright_behind_a_row_lying_nearer_counts_the_stand():
+    # white 710,025 taken upright (2604x4624): a two-tier stand of 13, and before it on the
+    # table six tiles nearest the phone, boxed 1.25 times as tall as the stand's. The
+    # tiers stack; the row lying nearest stacks with none. Before the rule all 13 stand
+    # tiles were named off and the six lying tiles counted.
+    on_stand, counted, scene, rack = _stand_tiles_counted(710_025, upright=True)
+    assert len(on_stand) == 13 and counted == on_stand
     assert rack.total == rack_penalty([Tile.from_code(t.code) for t in scene.tiles
                                        if t.standing])
 

@@ -12,7 +12,8 @@ import pytest
 
 from tests.table_helpers import detections_from, row
 from vision.game.rack import read_rack
-from vision.game.stand import MAX_TIERS, off_the_rack
+from vision.game.stand import off_the_rack
+from vision.game.tiers import MAX_TIERS
 
 H = 40 / 0.72  # a tile's height in `row`
 

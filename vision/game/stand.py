@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from vision.game.tiers import FLAT_SHARE, HIDDEN_SHOWS, stand_tiers
 from vision.recognition.detections import TileDetections
 from vision.recognition.geometry import TablePlane, tile_frames
 
@@ -39,16 +40,6 @@ BETWEEN_SHARE = 0.5
 # 191,004 R4; rack-tiles-only.md, "A tier's end tile boxed with its side").
 END_AREA = 0.8
 END_HEIGHT = 0.6
-# A stand has one to three tiers, each about a tile height (and a little) from the next: a
-# row of tiles further than this many tile heights from the nearest tier lies on the table
-# behind or before the stand (see docs/decisions/rack-tiers.md).
-TIER_STEP = 1.7
-MAX_TIERS = 3
-# A row flat as a whole is still a tier where at least this many of its tiles lie within
-# the span of the tiers taken and are not flat: tiles lying on the table beyond the
-# stand's end at a tier's depth join its row (rack-tiles-only.md, "A tier joined by tiles
-# lying beyond the stand's end").
-SPAN_TILES = 2
 # The stand's rows split where the tiles' depth down the rack jumps by this many tile
 # heights: a row seen at an angle slants, its depths spread without a gap; a tier's step is
 # 0.8-1.1 tile heights (docs/decisions/rack-tiers.md).
@@ -58,21 +49,11 @@ ROW_GAP = 0.3
 # end (`_flat_beyond_a_gap`).
 END_GAP = 1.0
 END_NEAR = 3
-# A tile lying flat on the table is seen foreshortened: from 20-45 degrees above, 0.35-0.84
-# of the height of a tile standing on a stand leaning back 6-18 degrees. A row whose tiles
-# are shorter than this share of the tiers' is not a tier (rendered tiers: 0.91-1.05).
-FLAT_SHARE = 0.8
-# ...except a row behind the tiers whose boxes' feet meet the tops of the boxes in front
-# within this many of their heights: a tier the one in front hides, its boxes as short as
-# what shows of it (rack-tiles-only.md).
+# A row foreshortened as flat tiles are is still a tier where it stands behind the tiers
+# and its boxes' feet meet the tops of the boxes in front within this many of their
+# heights: a tier the one in front hides, its boxes as short as what shows of it
+# (`_foot_hidden`; `vision.game.tiers.HIDDEN_SHOWS`; rack-tiles-only.md).
 HIDE_GAP = 0.1
-# ...and whose boxes are at least this share as tall as the tiers': a tier hides the lower
-# third to half of the tier behind (the real white stands of issue #19), so what shows of
-# a tier is at least half a tile; a row of tiles lying flat just behind the stand is seen
-# shorter (rendered stands: rows taken by the exception above, lying 0.44-0.75 of the
-# tiers' height, standing 0.68; rack-tiles-only.md, "A row behind the tiers shorter than
-# half of them").
-HIDDEN_SHOWS = 0.5
 # Of the photo's view and the plane's, the one that keeps more box height squared on the
 # stand, where one keeps this many times the other's; else the one that keeps more box
 # height (rack-tiles-only.md, "The view by height squared").
@@ -99,20 +80,15 @@ SHORT_SHARE = 0.5
 # behind it can make flat tiles as tall as standing ones; the photo keeps them short).
 # Not 0.8: a rack seen from 35 degrees and 0.3-0.6 rad aside lost 40-45 of its tiles.
 PHOTO_FLAT_SHARE = 0.55
-# A tier's tiles stand on the ledge above and behind the tier in front, their feet hidden
-# by it: in the photo a tier's boxes' feet reach down to the tops of the boxes of the tier
-# in front, or over them. A row whose boxes' tops lie further than this many box heights
-# below the feet of the lowest tier (or whose feet lie that far above the tops of the
-# highest) lies on the table before or behind the stand (rack-tiles-only.md).
-TIER_GAP = 0.45
 
 
 def off_the_rack(d: TileDetections) -> np.ndarray:
     """(N,) True for each tile lying on the table beside or behind the rack, not standing
     on it: one that faces another way than the rack's tiles (they all face its way, up or
-    turned round), one in a row of tiles that is not one of the stand's tiers (`_tiers`:
-    a chain of up to three rows, each within `TIER_STEP` of the next and meeting it
-    (`TIER_GAP`), from the row with the most tile height), one at a kept row's end past a
+    turned round), one in a row of tiles that is not one of the stand's tiers
+    (`vision.game.tiers.stand_tiers`: a chain of up to three rows, each within a tier step
+    of the next and meeting it, from the row with the most tile height, or from two rows
+    that stack where that row stacks with none), one at a kept row's end past a
     gap and flat beside the tiles across it (`_flat_beyond_a_gap`), or one kept whose box
     is too short for a standing tile at its place (`FLAT_TILE_SHARE`). Judged only where most
     tiles, or most box height squared, agree on a way; else only the boxes far shorter
@@ -141,7 +117,7 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
         return np.zeros(n, bool)
     q = d.corners.astype(np.float64)
     tall = tile_frames(q)[4]  # in the photo: the stand's tiles stand taller than flat ones
-    off = _best_way(q, tall)
+    off = _best_way(q, tall, stacked=True)
     no_way = rack_axis(q) is None and rack_axis(q, weighted=True) is None
     plane = TablePlane.from_tiles(q)
     if plane.tilted:
@@ -170,12 +146,13 @@ def _keeps_more(tall: np.ndarray, off_a: np.ndarray, off_b: np.ndarray) -> bool:
     return bool(tall[~off_a].sum() > tall[~off_b].sum())
 
 
-def _best_way(q: np.ndarray, tall: np.ndarray) -> np.ndarray:
+def _best_way(q: np.ndarray, tall: np.ndarray, stacked: bool = False) -> np.ndarray:
     """`_off_in_view` with the rack's way found from all the boxes alike, or weighted by
     their height squared (`rack_axis`), whichever keeps more tile height on the rack: where
     tiles lying on the table outnumber the stand's and lean other ways, their mean way is
-    not the stand's."""
-    plain, weighted = _off_in_view(q), _off_in_view(q, weighted=True)
+    not the stand's. `stacked`: as `stand_tiers`."""
+    plain = _off_in_view(q, stacked=stacked)
+    weighted = _off_in_view(q, weighted=True, stacked=stacked)
     return weighted if _keeps_more(tall, weighted, plain) else plain
 
 
@@ -237,9 +214,9 @@ def _in_a_kept_row(q: np.ndarray, off: np.ndarray, jokers: np.ndarray | None = N
     return out
 
 
-def _off_in_view(q: np.ndarray, weighted: bool = False) -> np.ndarray:
+def _off_in_view(q: np.ndarray, weighted: bool = False, stacked: bool = False) -> np.ndarray:
     """`off_the_rack` judged on corners `q` (N, 4, 2) in one view, the rack's way found
-    `weighted` or not (`rack_axis`)."""
+    `weighted` or not (`rack_axis`); `stacked`: as `stand_tiers`."""
     n = len(q)
     off = np.zeros(n, bool)
     way = rack_axis(q, weighted)
@@ -267,9 +244,9 @@ def _off_in_view(q: np.ndarray, weighted: bool = False) -> np.ndarray:
     ends = -(q @ axis)  # (N, 4): down the rack is deeper
     along = centres @ np.array([axis[1], -axis[0]])
     short: list[int] = []  # the short tiles of rows taken as tiers for their middle
-    for k in set(range(len(rows))) - set(_tiers(rows, depth, heights, height, foot_hidden,
+    for k in set(range(len(rows))) - set(stand_tiers(rows, depth, heights, height, foot_hidden,
                                                    ends.min(axis=1), ends.max(axis=1),
-                                                   along, short)):
+                                                   along, short, stacked)):
         off[rows[k]] = True
     off[short] = True
     off = _flat_beyond_a_gap(rows, off, along, depth, heights, widths)
@@ -408,7 +385,7 @@ def _fit_share(place: np.ndarray, heights: np.ndarray, start: float) -> np.ndarr
 
 def _tall_median(heights: np.ndarray) -> float:
     """The median of box heights weighted by their squares: a few standing tiles outweigh
-    more flat ones beside them (seen nearer and taller, `_tiers`)."""
+    more flat ones beside them (seen nearer and taller, `stand_tiers`)."""
     order = np.sort(heights)
     weight = np.cumsum(order ** 2)
     return float(order[np.searchsorted(weight, 0.5 * weight[-1])])
@@ -441,88 +418,3 @@ def _foot_hidden(q: np.ndarray, axis: np.ndarray, ids: np.ndarray,
     # as wide; a tile lying on the table behind the stand lies much further (HIDE_WIDTH)
     wide = width[i] >= HIDE_WIDTH * width[j]
     return (beside & below & meets & wide).any(axis=1)
-
-
-def _tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
-           foot_hidden: np.ndarray, top: np.ndarray | None = None,
-           foot: np.ndarray | None = None, along: np.ndarray | None = None,
-           short: list | None = None) -> list[int]:
-    """The rows that stand on the stand: its fullest row (by tile height: see below), then
-    row by row up and down the rack while the next row lies within a tier step of the last
-    tier taken (a chain, so a three-tier stand's rows all count), meets it (`_touches`:
-    tiles lying before or behind the stand leave a gap) and is not foreshortened
-    as tiles lying flat are (`FLAT_SHARE`; a row behind whose feet the tier in front hides,
-    `foot_hidden`, is exempt), at most MAX_TIERS. Of the two rows next to the tiers taken
-    so far, the fuller one is taken first. A foreshortened row whose tiles all lie beyond
-    both ends of the tiers taken (flat tiles beside the stand, at a tier's depth) is passed
-    over: the row of two tiles or more beyond it may still be the next tier.
-
-    The first tier is the row with the most tile height (its boxes' heights squared,
-    summed): tiles lying flat are seen foreshortened, and a row of them behind the stand
-    is also further away, so a row of them longer than the stand's weighs less, and a
-    tier's row that tiles lying beside it join keeps its weight (rack-tiles-only.md).
-
-    A row flat as a whole is still a tier where `SPAN_TILES` of its tiles within the span
-    of the tiers taken are not flat (it must meet the tier next to it on those); its tiles
-    shorter than `FLAT_SHARE` of the tiers' height are added to `short`, to be named off."""
-    level = [float(np.mean(depth[r])) for r in rows]
-    tall = [float(np.median(heights[r])) for r in rows]
-    fullest = max(range(len(rows)), key=lambda k: float((heights[rows[k]] ** 2).sum()))
-    taken = [fullest]
-    while len(taken) < MAX_TIERS:
-        lo, hi = min(taken), max(taken)
-        tier_height = float(np.median(np.concatenate([heights[rows[k]] for k in taken])))
-        span = along[np.concatenate([rows[j] for j in taken])] if along is not None else None
-        flat = [tall[k] < FLAT_SHARE * tier_height
-                and not (k < lo and foot_hidden[rows[k]].mean() >= 0.5
-                         and tall[k] >= HIDDEN_SHOWS * tier_height)
-                for k in range(len(rows))]
-        # a row flat as a whole whose tiles within the tiers' span are not: a tier that
-        # tiles lying at its depth beyond the stand's end join; those short ones are off
-        cut, near = {}, list(rows)  # near: each row as the tiers meet it
-        if span is not None:
-            for k in range(len(rows)):
-                row = np.asarray(rows[k])
-                inside = (along[row] >= span.min()) & (along[row] <= span.max())
-                if flat[k] and inside.sum() >= SPAN_TILES and float(np.median(
-                        heights[row[inside]])) >= FLAT_SHARE * tier_height:
-                    flat[k] = False
-                    cut[k] = [int(i) for i in row if heights[i] < FLAT_SHARE * tier_height]
-                    near[k] = [int(i) for i in row[inside]]
-        # every tile of row k beyond both ends of the tiers taken, along the rack
-        beside = [span is not None and bool(((along[rows[k]] < span.min())
-                                             | (along[rows[k]] > span.max())).all())
-                  for k in range(len(rows))]
-        nexts = []
-        for step in (-1, 1):
-            k, last = (lo, hi)[step > 0] + step, (lo, hi)[step > 0]
-            skipped = False
-            # Flat tiles lying beside the stand at a tier's depth are no tier, and no end
-            # of the stand either: the next tier (of two tiles or more) may lie beyond.
-            while 0 <= k < len(rows) and abs(level[k] - level[last]) <= TIER_STEP * height:
-                if not flat[k]:
-                    if (not skipped or len(rows[k]) >= 2) and (
-                            top is None or _touches(near, k, lo, hi, top, foot, heights)):
-                        nexts.append(k)
-                    break
-                if not beside[k]:
-                    break
-                skipped = True
-                k += step
-        if not nexts:
-            break
-        k = max(nexts, key=lambda k: len(rows[k]))
-        taken.append(k)
-        if short is not None:
-            short.extend(cut.get(k, []))
-    return sorted(taken)
-
-
-def _touches(rows: list, k: int, lo: int, hi: int, top: np.ndarray, foot: np.ndarray,
-             heights: np.ndarray) -> bool:
-    """Whether row `k` (next to the tiers `lo`..`hi`) meets the tier next to it: the upper
-    row's boxes' feet within `TIER_GAP` of their heights of the lower row's tops, or over
-    them (medians over each row)."""
-    upper, lower = (rows[k], rows[lo]) if k < lo else (rows[hi], rows[k])
-    gap = float(np.median(top[lower]) - np.median(foot[upper]))
-    return gap <= TIER_GAP * float(np.median(heights[upper]))

@@ -1,0 +1,182 @@
+"""Which rows of a rack photo's tiles are the stand's tiers (issue #19): `stand_tiers`, a
+chain of up to three rows from the fullest, judged from the boxes alone. `vision.game.stand`
+splits the rows and names off the tiles of the rows left out. See docs/decisions/
+rack-tiers.md and rack-tiles-only.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# A stand has one to three tiers, each about a tile height (and a little) from the next: a
+# row of tiles further than this many tile heights from the nearest tier lies on the table
+# behind or before the stand (see docs/decisions/rack-tiers.md).
+TIER_STEP = 1.7
+MAX_TIERS = 3
+# A row flat as a whole is still a tier where at least this many of its tiles lie within
+# the span of the tiers taken and are not flat: tiles lying on the table beyond the
+# stand's end at a tier's depth join its row (rack-tiles-only.md, "A tier joined by tiles
+# lying beyond the stand's end").
+SPAN_TILES = 2
+# A tile lying flat on the table is seen foreshortened: from 20-45 degrees above, 0.35-0.84
+# of the height of a tile standing on a stand leaning back 6-18 degrees. A row whose tiles
+# are shorter than this share of the tiers' is not a tier (rendered tiers: 0.91-1.05).
+FLAT_SHARE = 0.8
+# A row behind the tiers whose feet the tier in front hides (`foot_hidden`: within
+# `vision.game.stand.HIDE_GAP`) is a tier though foreshortened, where its boxes are at
+# least this share as tall as the tiers': a tier hides the lower third to half of the
+# tier behind (the real white stands of issue #19), so what shows of a tier is at least
+# half a tile; a row of tiles lying flat just behind the stand is seen shorter (rendered stands: rows taken by the exception above, lying 0.44-0.75 of the
+# tiers' height, standing 0.68; rack-tiles-only.md, "A row behind the tiers shorter than
+# half of them").
+HIDDEN_SHOWS = 0.5
+# A tier's tiles stand on the ledge above and behind the tier in front, their feet hidden
+# by it: in the photo a tier's boxes' feet reach down to the tops of the boxes of the tier
+# in front, or over them. A row whose boxes' tops lie further than this many box heights
+# below the feet of the lowest tier (or whose feet lie that far above the tops of the
+# highest) lies on the table before or behind the stand (rack-tiles-only.md).
+TIER_GAP = 0.45
+# Two rows stack where the upper one's boxes' feet reach this share of its box height over
+# the lower one's tops, their boxes alike in height (`STACK_HEIGHTS`), two tiles or more
+# each: a tier standing behind the one in front, its foot hidden by it. Rows lying on the
+# table do not (white ranges, landscape and upright, the photo's rows: pairs of tiers
+# 0.25 over, median, 5-95 % 0.02-0.42, heights 0.85-1.07 of each other; every pair with
+# a lying row 0.29 or more apart but one, a far row 0.28 as tall). Where the fullest
+# row's chain holds no stacked pair and two other rows stack, the chain is taken from
+# those: a row lying nearest an upright phone is boxed taller than the stand's
+# (rack-tiles-only.md, "Two rows stacked are a stand").
+STACK_OVERLAP = 0.1
+STACK_HEIGHTS = (0.75, 1.35)
+
+
+def stand_tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
+           foot_hidden: np.ndarray, top: np.ndarray | None = None,
+           foot: np.ndarray | None = None, along: np.ndarray | None = None,
+           short: list | None = None, stacked: bool = False) -> list[int]:
+    """The rows that stand on the stand: its fullest row (by tile height: see below), then
+    row by row up and down the rack while the next row lies within a tier step of the last
+    tier taken (a chain, so a three-tier stand's rows all count), meets it (`_touches`:
+    tiles lying before or behind the stand leave a gap) and is not foreshortened
+    as tiles lying flat are (`FLAT_SHARE`; a row behind whose feet the tier in front hides,
+    `foot_hidden`, is exempt), at most MAX_TIERS. Of the two rows next to the tiers taken
+    so far, the fuller one is taken first. A foreshortened row whose tiles all lie beyond
+    both ends of the tiers taken (flat tiles beside the stand, at a tier's depth) is passed
+    over: the row of two tiles or more beyond it may still be the next tier.
+
+    The first tier is the row with the most tile height (its boxes' heights squared,
+    summed): tiles lying flat are seen foreshortened, and a row of them behind the stand
+    is also further away, so a row of them longer than the stand's weighs less, and a
+    tier's row that tiles lying beside it join keeps its weight (rack-tiles-only.md).
+
+    A row flat as a whole is still a tier where `SPAN_TILES` of its tiles within the span
+    of the tiers taken are not flat (it must meet the tier next to it on those); its tiles
+    shorter than `FLAT_SHARE` of the tiers' height are added to `short`, to be named off.
+
+    `stacked` (the photo's view, not the plane's: a plane fit over a stand and the table
+    makes far rows stack): where the fullest row's chain holds neither row of any pair that
+    stacks (`_stacked`), the chain is taken from the fuller row of the heaviest pair."""
+    weight = [float((heights[r] ** 2).sum()) for r in rows]
+    fullest = max(range(len(rows)), key=weight.__getitem__)
+    taken, cuts = _chain(fullest, rows, depth, heights, height, foot_hidden, top, foot, along)
+    if stacked and top is not None and along is not None:
+        # the fullest row's chain holds no two rows stacked, but two others stack: a row
+        # lying nearest the phone outweighs the stand (STACK_OVERLAP)
+        pairs = _stacked(rows, top, foot, heights, along)
+        if pairs and not any(k in taken or k + 1 in taken for k in pairs):
+            k = max(pairs, key=lambda k: weight[k] + weight[k + 1])
+            taken, cuts = _chain(max((k, k + 1), key=weight.__getitem__), rows, depth,
+                                 heights, height, foot_hidden, top, foot, along)
+    if short is not None:
+        short.extend(cuts)
+    return taken
+
+
+def _chain(start: int, rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
+           foot_hidden: np.ndarray, top: np.ndarray | None, foot: np.ndarray | None,
+           along: np.ndarray | None) -> tuple[list[int], list[int]]:
+    """(the rows taken as tiers from row `start`, as `stand_tiers` says; the short tiles of the
+    rows taken for their middle)."""
+    level = [float(np.mean(depth[r])) for r in rows]
+    tall = [float(np.median(heights[r])) for r in rows]
+    cuts: list[int] = []
+    taken: list[int] = [start]
+    while len(taken) < MAX_TIERS:
+        lo, hi = min(taken), max(taken)
+        tier_height = float(np.median(np.concatenate([heights[rows[k]] for k in taken])))
+        span = along[np.concatenate([rows[j] for j in taken])] if along is not None else None
+        flat = [tall[k] < FLAT_SHARE * tier_height
+                and not (k < lo and foot_hidden[rows[k]].mean() >= 0.5
+                         and tall[k] >= HIDDEN_SHOWS * tier_height)
+                for k in range(len(rows))]
+        # a row flat as a whole whose tiles within the tiers' span are not: a tier that
+        # tiles lying at its depth beyond the stand's end join; those short ones are off
+        cut, near = {}, list(rows)  # near: each row as the tiers meet it
+        if span is not None:
+            for k in range(len(rows)):
+                row = np.asarray(rows[k])
+                inside = (along[row] >= span.min()) & (along[row] <= span.max())
+                if flat[k] and inside.sum() >= SPAN_TILES and float(np.median(
+                        heights[row[inside]])) >= FLAT_SHARE * tier_height:
+                    flat[k] = False
+                    cut[k] = [int(i) for i in row if heights[i] < FLAT_SHARE * tier_height]
+                    near[k] = [int(i) for i in row[inside]]
+        # every tile of row k beyond both ends of the tiers taken, along the rack
+        beside = [span is not None and bool(((along[rows[k]] < span.min())
+                                             | (along[rows[k]] > span.max())).all())
+                  for k in range(len(rows))]
+        nexts = []
+        for step in (-1, 1):
+            k, last = (lo, hi)[step > 0] + step, (lo, hi)[step > 0]
+            skipped = False
+            # Flat tiles lying beside the stand at a tier's depth are no tier, and no end
+            # of the stand either: the next tier (of two tiles or more) may lie beyond.
+            while 0 <= k < len(rows) and abs(level[k] - level[last]) <= TIER_STEP * height:
+                if not flat[k]:
+                    if (not skipped or len(rows[k]) >= 2) and (
+                            top is None or _touches(near, k, lo, hi, top, foot, heights)):
+                        nexts.append(k)
+                    break
+                if not beside[k]:
+                    break
+                skipped = True
+                k += step
+        if not nexts:
+            break
+        k = max(nexts, key=lambda k: len(rows[k]))
+        taken.append(k)
+        cuts.extend(cut.get(k, []))
+    return sorted(taken), cuts
+
+
+def _stacked(rows: list, top: np.ndarray, foot: np.ndarray, heights: np.ndarray,
+             along: np.ndarray) -> list[int]:
+    """The rows k that stack on row k + 1 (`STACK_OVERLAP`, `STACK_HEIGHTS`): beside each
+    other along the rack, the feet of row k's boxes over row k + 1's tops (medians)."""
+    pairs = []
+    for k in range(len(rows) - 1):
+        upper, lower = np.asarray(rows[k]), np.asarray(rows[k + 1])
+        if len(upper) < 2 or len(lower) < 2:
+            continue
+        if not _beside(upper, lower, along):
+            continue
+        tall_upper = float(np.median(heights[upper]))
+        ratio = tall_upper / float(np.median(heights[lower]))
+        over = float(np.median(foot[upper]) - np.median(top[lower])) / tall_upper
+        if over >= STACK_OVERLAP and STACK_HEIGHTS[0] <= ratio <= STACK_HEIGHTS[1]:
+            pairs.append(k)
+    return pairs
+
+
+def _beside(a, b, along: np.ndarray) -> bool:
+    """Whether rows `a` and `b` overlap along the rack (their tiles' centres' spans)."""
+    return bool(min(along[a].max(), along[b].max()) >= max(along[a].min(), along[b].min()))
+
+
+def _touches(rows: list, k: int, lo: int, hi: int, top: np.ndarray, foot: np.ndarray,
+             heights: np.ndarray) -> bool:
+    """Whether row `k` (next to the tiers `lo`..`hi`) meets the tier next to it: the upper
+    row's boxes' feet within `TIER_GAP` of their heights of the lower row's tops, or over
+    them (medians over each row)."""
+    upper, lower = (rows[k], rows[lo]) if k < lo else (rows[hi], rows[k])
+    gap = float(np.median(top[lower]) - np.median(foot[upper]))
+    return gap <= TIER_GAP * float(np.median(heights[upper]))
