@@ -66,8 +66,9 @@ class _Reader:
         probs, flip = np.full((n, c), 1e-6, np.float32), np.zeros((n, c), np.float32)
         upright = quads.copy()
         for j, read in enumerate(self.reads[:n]):
-            code, turned = read if isinstance(read, tuple) else (read, False)
-            probs[j, TILE_CLASSES.index(code)] = 1.0
+            code, turned, sure = (read + (1.0,))[:3] if isinstance(read, tuple) else (
+                read, False, 1.0)
+            probs[j, TILE_CLASSES.index(code)] = sure
             if turned:
                 upright[j] = np.roll(quads[j], 2, axis=0)
         return upright, probs, flip
@@ -93,6 +94,23 @@ def test_a_back_tier_tile_read_turned_takes_the_recrop():
     assert np.allclose(asked[0], box + [0, RECROP_SHIFT * H], atol=1e-3)
     assert np.allclose(out.corners[0], box, atol=1e-3)  # the outline stays the detector's
 
+
+
+def test_a_recrop_less_sure_keeps_the_first_reading_but_a_six_or_nine_takes_it():
+    # the white Original prints its numerals high: a box that fits the face, moved down,
+    # cuts the top off an 11 and reads a 1 (white 720,002); a 6 or a 9 first read is the
+    # turned-round failure the re-crop is for, taken however sure
+    d = _two_tiers(["K9", "K2", "K3", "K4"], ["B11", "B2", "B3", "B4"])
+    for i, code in ((0, "K9"), (4, "B11")):
+        d.class_probs[i] = 1e-6
+        d.class_probs[i, TILE_CLASSES.index(code)] = 0.9
+    reader = _Reader(["K6", "K2", "K3", "K4", ("B1", False, 0.6), "B2", "B3", "B4"])
+    out, changed = recrop_stand(d, np.ones(len(d), bool), "photo", reader)
+    assert out.codes[4] == "B11" and out.codes[0] == "K6" and changed == [0]
+    # surer, the re-crop's reading is taken
+    reader = _Reader(["K6", "K2", "K3", "K4", ("B1", False, 0.95), "B2", "B3", "B4"])
+    out, changed = recrop_stand(d, np.ones(len(d), bool), "photo", reader)
+    assert out.codes[4] == "B1" and changed == [0, 4]
 
 
 def test_a_box_turned_a_quarter_round_is_boxed_again_upright():
@@ -215,3 +233,16 @@ def test_a_reader_with_a_calibration_profile_is_not_asked_again():
     reader.profile_head = object()  # reads by likeness to the calibration's own crops
     out, changed = recrop_stand(d, np.ones(len(d), bool), "photo", reader)
     assert out is d and changed == [] and reader.asked == []
+
+
+def test_a_white_originals_eleven_on_a_front_tier_stays_an_eleven():
+    # white 720,002 (16 MP): the first look reads its B11 at 0.95; the box moved down cut
+    # the top off the numeral and read a B1 (the total 10 points short)
+    from referee import Tile, rack_penalty
+    from tests.table_helpers import read_white_rack
+
+    scene, rack = read_white_rack(720_002)
+    counted = sorted(rack.detections.codes[i] for row in rack.rows for i in row)
+    standing = sorted(t.code for t in scene.tiles if t.standing)
+    assert "B11" in standing and counted == standing
+    assert rack.total == rack_penalty([Tile.from_code(c) for c in standing])

@@ -93,10 +93,11 @@ def recrop_stand(d: TileDetections, on: np.ndarray, photo, reader) -> tuple[
     turned the rack's way and moved down (`moved_down`), and the ids whose reading changed.
 
     The re-crop's probabilities replace the first look's (`read_rack` then turns a tile
-    read against the rack's way as before), except for a tile first read turned round
-    against the rack outside a tier partly hidden by the tier in front (`behind_a_tier`),
-    which may really stand so. Tiles off the stand keep their reading, and so does every
-    tile where `reader` reads through a calibration profile."""
+    read against the rack's way as before) where they are surer or the first look read a
+    6 or a 9 (elsewhere the first look's stay, on the re-crop's outline), except for a
+    tile first read turned round against the rack outside a tier partly hidden by the tier
+    in front (`behind_a_tier`), which may really stand so. Tiles off the stand keep their
+    reading, and so does every tile where `reader` reads through a calibration profile."""
     ids = np.nonzero(on)[0]
     # A calibration profile's head reads a crop by its likeness to the calibration's own
     # crops, cut where the detector boxes a tile; a box moved down is cut otherwise (held-
@@ -134,6 +135,13 @@ def recrop_stand(d: TileDetections, on: np.ndarray, photo, reader) -> tuple[
     # (the flat racks' tiles lie askew on purpose, and their boxes read them well).
     surer = probs.max(axis=1) > d.class_probs[ids].max(axis=1)
     take = ((~against | behind_a_tier(boxes, axis, HIDDEN_OVERLAP)) & ~askew) | (askew & surer)
+    # The re-crop's reading is taken where it reads surer, or where the first look read a 6
+    # or a 9, the turned-round failure it is for; elsewhere the first look's reading stays
+    # (the outline the rack's way still the re-crop's): a box that already fits a face,
+    # moved down, cuts off the top of a numeral printed high (the white Original's 11 read
+    # as a 1; back-tier-crops.md, "The re-crop where it reads surer").
+    six_nine = np.array([d.labels[k][1:] in SWAPPED_TURNED for k in d.class_ids[ids]], bool)
+    probs = np.where((surer | six_nine)[:, None], probs, d.class_probs[ids])
     ids, outline, probs, flip = ids[take], outline[take], probs[take], flip[take]
     corners[ids], class_probs[ids], flip_probs[ids] = outline, probs, flip
     class_ids[ids] = probs.argmax(axis=1)
