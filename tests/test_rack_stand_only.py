@@ -115,6 +115,20 @@ def test_a_row_lying_nearest_the_phone_outweighing_two_stacked_tiers_is_left_out
     assert read_rack(d).total == _total(codes[:12])
 
 
+def test_a_row_boxed_narrower_than_the_tier_it_meets_lies_behind_it():
+    # tiles lying flat just behind a one-tier stand, their feet hidden by its tiles as a
+    # tier's would be and boxed nearly as tall, but 0.7 as wide: further away than a
+    # tier step (`BEHIND_WIDTH`); the same row as wide as the tier is its second tier
+    front = _boxes(6, 100, 400)
+    codes = ["R1", "R2", "R3", "R4", "R5", "R6", "K7", "K8", "K9", "K10", "K11", "K12"]
+    behind = _boxes(6, 120, 400 - 0.95 * H, w=0.7 * W, h=0.9 * H, gap=1.0)
+    d = detections_from(codes, front + behind)
+    assert off_the_rack(d).tolist() == [False] * 6 + [True] * 6
+    assert read_rack(d).total == _total(codes[:6])
+    tier = _boxes(6, 100, 400 - 0.95 * H, h=0.9 * H)
+    assert not off_the_rack(detections_from(codes, front + tier)).any()
+
+
 def test_tiles_lying_behind_the_top_tier_are_not_taken_for_a_tier_it_hides():
     front = _boxes(6, 100, 400)
     back = _boxes(6, 100, 400 - 1.05 * H)

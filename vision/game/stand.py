@@ -246,7 +246,7 @@ def _off_in_view(q: np.ndarray, weighted: bool = False, stacked: bool = False) -
     short: list[int] = []  # the short tiles of rows taken as tiers for their middle
     for k in set(range(len(rows))) - set(stand_tiers(rows, depth, heights, height, foot_hidden,
                                                    ends.min(axis=1), ends.max(axis=1),
-                                                   along, short, stacked)):
+                                                   along, short, stacked, widths)):
         off[rows[k]] = True
     off[short] = True
     off = _flat_beyond_a_gap(rows, off, along, depth, heights, widths)

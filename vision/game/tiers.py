@@ -47,12 +47,20 @@ TIER_GAP = 0.45
 # (rack-tiles-only.md, "Two rows stacked are a stand").
 STACK_OVERLAP = 0.1
 STACK_HEIGHTS = (0.75, 1.35)
+# A row above the tiers whose tiles box narrower than this share of the tier's it meets
+# (medians) lies further behind than a tier step: tiles lying flat behind the top tier,
+# whose feet it hides as a tier's (white ranges, landscape and upright, the top row kept
+# over the tier in front: tiers 0.90-1.09, 5-95 %, least 0.77 (a close-up); rows lying by
+# 0.75 median, 16 of 27 under 0.8; rack-tiles-only.md, "A row behind the top tier boxed
+# narrower").
+BEHIND_WIDTH = 0.78
 
 
 def stand_tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
            foot_hidden: np.ndarray, top: np.ndarray | None = None,
            foot: np.ndarray | None = None, along: np.ndarray | None = None,
-           short: list | None = None, stacked: bool = False) -> list[int]:
+           short: list | None = None, stacked: bool = False,
+           widths: np.ndarray | None = None) -> list[int]:
     """The rows that stand on the stand: its fullest row (by tile height: see below), then
     row by row up and down the rack while the next row lies within a tier step of the last
     tier taken (a chain, so a three-tier stand's rows all count), meets it (`_touches`:
@@ -72,12 +80,16 @@ def stand_tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: floa
     of the tiers taken are not flat (it must meet the tier next to it on those); its tiles
     shorter than `FLAT_SHARE` of the tiers' height are added to `short`, to be named off.
 
+    A row above the tiers whose tiles box narrower than the tier it meets
+    (`BEHIND_WIDTH`, where `widths` are given) is no tier, and none beyond it is.
+
     `stacked` (the photo's view, not the plane's: a plane fit over a stand and the table
     makes far rows stack): where the fullest row's chain holds neither row of any pair that
     stacks (`_stacked`), the chain is taken from the fuller row of the heaviest pair."""
     weight = [float((heights[r] ** 2).sum()) for r in rows]
     fullest = max(range(len(rows)), key=weight.__getitem__)
-    taken, cuts = _chain(fullest, rows, depth, heights, height, foot_hidden, top, foot, along)
+    taken, cuts = _chain(fullest, rows, depth, heights, height, foot_hidden, top, foot, along,
+                         widths)
     if stacked and top is not None and along is not None:
         # the fullest row's chain holds no two rows stacked, but two others stack: a row
         # lying nearest the phone outweighs the stand (STACK_OVERLAP)
@@ -85,7 +97,7 @@ def stand_tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: floa
         if pairs and not any(k in taken or k + 1 in taken for k in pairs):
             k = max(pairs, key=lambda k: weight[k] + weight[k + 1])
             taken, cuts = _chain(max((k, k + 1), key=weight.__getitem__), rows, depth,
-                                 heights, height, foot_hidden, top, foot, along)
+                                 heights, height, foot_hidden, top, foot, along, widths)
     if short is not None:
         short.extend(cuts)
     return taken
@@ -93,7 +105,8 @@ def stand_tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: floa
 
 def _chain(start: int, rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
            foot_hidden: np.ndarray, top: np.ndarray | None, foot: np.ndarray | None,
-           along: np.ndarray | None) -> tuple[list[int], list[int]]:
+           along: np.ndarray | None, widths: np.ndarray | None = None
+           ) -> tuple[list[int], list[int]]:
     """(the rows taken as tiers from row `start`, as `stand_tiers` says; the short tiles of the
     rows taken for their middle)."""
     level = [float(np.mean(depth[r])) for r in rows]
@@ -133,7 +146,8 @@ def _chain(start: int, rows: list, depth: np.ndarray, heights: np.ndarray, heigh
             while 0 <= k < len(rows) and abs(level[k] - level[last]) <= TIER_STEP * height:
                 if not flat[k]:
                     if (not skipped or len(rows[k]) >= 2) and (
-                            top is None or _touches(near, k, lo, hi, top, foot, heights)):
+                            top is None or _touches(near, k, lo, hi, top, foot, heights)) and (
+                            step > 0 or not _narrower(near[k], rows[lo], widths)):
                         nexts.append(k)
                     break
                 if not beside[k]:
@@ -165,6 +179,14 @@ def _stacked(rows: list, top: np.ndarray, foot: np.ndarray, heights: np.ndarray,
         if over >= STACK_OVERLAP and STACK_HEIGHTS[0] <= ratio <= STACK_HEIGHTS[1]:
             pairs.append(k)
     return pairs
+
+
+def _narrower(upper, lower, widths: np.ndarray | None) -> bool:
+    """Whether the tiles of row `upper` box narrower than `BEHIND_WIDTH` of those of the
+    tier `lower` it stands on (medians): further away than a tier step."""
+    if widths is None:
+        return False
+    return bool(np.median(widths[upper]) < BEHIND_WIDTH * np.median(widths[lower]))
 
 
 def _beside(a, b, along: np.ndarray) -> bool:
