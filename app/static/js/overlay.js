@@ -1,6 +1,7 @@
 // The latest stable reading drawn over the picture: tiles, sets outlined green (valid) or
 // red (invalid, with the reason), each joker's value, uncertain tiles dashed with a "?",
-// and the tiles a penalty sends back highlighted. Drawing is in the reading's pixels.
+// the tiles a penalty sends back highlighted, and a rack photo's tiles lying off the rack
+// greyed and struck through (not counted). Drawing is in the reading's pixels.
 
 import { tileCode } from "./format.js";
 import { t, tm } from "./i18n.js";
@@ -9,6 +10,7 @@ const GREEN = "#35d07f";
 const RED = "#ff5a5f";
 const AMBER = "#ffc23d";
 const MAGENTA = "#ff4fd8";
+const GREY = "#a9a9a9"; // a rack photo's tile lying off the rack: read, not counted
 
 function hull(points) {
   const p = points.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -63,6 +65,17 @@ function label(ctx, text, x, y, color, size) {
   ctx.textBaseline = "middle";
   ctx.fillText(text, x, y);
   return box;
+}
+
+// A line through a label's text: read, but not counted.
+function strike(ctx, box, size) {
+  const y = (box[1] + box[3]) / 2;
+  ctx.beginPath();
+  ctx.moveTo(box[0] + size * 0.2, y);
+  ctx.lineTo(box[2] - size * 0.2, y);
+  ctx.lineWidth = Math.max(1, size * 0.1);
+  ctx.strokeStyle = GREY;
+  ctx.stroke();
 }
 
 function overlaps(a, b) {
@@ -170,8 +183,9 @@ export class Overlay {
     const tiles = (r.tiles || []).filter((t) => t.corners);
     for (const t of tiles) {
       ctx.lineWidth = 1.5 * unit;
-      ctx.setLineDash(t.uncertain ? [4 * unit, 3 * unit] : []);
-      ctx.strokeStyle = t.uncertain ? AMBER : loose.has(t.id) ? "#ffffff" : "rgba(255,255,255,0.55)";
+      ctx.setLineDash(t.off_rack ? [2 * unit, 3 * unit] : t.uncertain ? [4 * unit, 3 * unit] : []);
+      ctx.strokeStyle = t.off_rack ? GREY : t.uncertain ? AMBER
+        : loose.has(t.id) ? "#ffffff" : "rgba(255,255,255,0.55)";
       path(ctx, t.corners);
       ctx.stroke();
       ctx.setLineDash([]);
@@ -192,7 +206,10 @@ export class Overlay {
       backs.push({ corners, x, y: y + 16 * unit, box: placed.some((b) => overlaps(b, box)) ? null : box });
       if (backs[backs.length - 1].box) placed.push(box);
     }
-    const order = tiles.filter((t) => t.uncertain).concat(tiles.filter((t) => !t.uncertain));
+    // The tiles counted first, uncertain ones before sure ones; those lying off a rack last.
+    const counted = tiles.filter((t) => !t.off_rack);
+    const order = counted.filter((t) => t.uncertain)
+      .concat(counted.filter((t) => !t.uncertain), tiles.filter((t) => t.off_rack));
     const size = LABEL_PX.tile * unit;
     for (const t of order) {
       // The label sits on the tile's lower part, leaving its printed number visible to
@@ -203,12 +220,13 @@ export class Overlay {
         (tl[1] + tr[1]) / 2 * (1 - k) + (bl[1] + br[1]) / 2 * k];
       let text = tileCode(t);
       if (jokerValue.has(t.id)) text = `J=${jokerValue.get(t.id)}`;
-      if (t.uncertain) text += "?";
+      if (t.uncertain && !t.off_rack) text += "?";
       const free = [spot(0.75), spot(0.5)].find(([x, y]) =>
         !placed.some((b) => overlaps(b, labelBox(ctx, text, x, y, size))));
-      const color = t.uncertain ? AMBER : "#ffffff";
+      const color = t.off_rack ? GREY : t.uncertain ? AMBER : "#ffffff";
       if (free) {
         const box = label(ctx, text, free[0], free[1], color, size);
+        if (t.off_rack) strike(ctx, box, size);
         placed.push(box);
         this.labelBoxes.push({ kind: "tile", id: t.id, text, box });
         continue;
