@@ -358,21 +358,14 @@ def test_a_second_phone_joins_the_running_game_from_the_printed_link(server, bro
     assert not errors, errors
 
 
-def test_a_rack_photo_taken_upright_is_shown_from_its_tiles(server, browser, tmp_path):
-    # a phone held upright: the stand in a band across a tall photo, table above and below.
-    # The card shows the part its tiles lie in, every reading inside the view, its labels
-    # as large as on a photo shown whole.
+def _ann_rack_photo(server, browser, photo):
+    """(page, page errors, Ann's rack card, the server's reading) once Ann's rack `photo` is
+    sent at round end (Ben went out) and its count shown."""
     from playwright.sync_api import expect
 
     from tests.page_helpers import untimed_round
 
-    rack = cv2.imread(str(Path(__file__).resolve().parents[1] / "sample_images" /
-                          "rack_marble.jpg"))
-    pad = (2200 - rack.shape[0]) // 2
-    upright = cv2.copyMakeBorder(rack, pad, pad, 0, 0, cv2.BORDER_REPLICATE)  # 1000 x 2200
-    photo = tmp_path / "rack_upright.jpg"
-    cv2.imwrite(str(photo), upright)
-    page, _errors = new_page(browser)
+    page, errors = new_page(browser)
     untimed_round(page, server)
     page.click("#btn-round-over")
     page.select_option("#re-winner", "Ben")
@@ -380,7 +373,21 @@ def test_a_rack_photo_taken_upright_is_shown_from_its_tiles(server, browser, tmp
     with page.expect_response(lambda r: "/racks" in r.url and r.request.method == "POST") as got:
         card.locator(".rack-photo").set_input_files(str(photo))
     reading = got.value.json()
-    expect(card.locator(".rack-tiles .rack-total")).to_be_visible(timeout=30_000)
+    expect(card.locator(".rack-tiles .rack-total")).to_be_visible(timeout=60_000)
+    return page, errors, card, reading
+
+
+def test_a_rack_photo_taken_upright_is_shown_from_its_tiles(server, browser, tmp_path):
+    # a phone held upright: the stand in a band across a tall photo, table above and below.
+    # The card shows the part its tiles lie in, every reading inside the view, its labels
+    # as large as on a photo shown whole.
+    rack = cv2.imread(str(Path(__file__).resolve().parents[1] / "sample_images" /
+                          "rack_marble.jpg"))
+    pad = (2200 - rack.shape[0]) // 2
+    upright = cv2.copyMakeBorder(rack, pad, pad, 0, 0, cv2.BORDER_REPLICATE)  # 1000 x 2200
+    photo = tmp_path / "rack_upright.jpg"
+    cv2.imwrite(str(photo), upright)
+    page, _errors, card, reading = _ann_rack_photo(server, browser, photo)
     marks = [m for m in reading["marks"]]
     assert marks and reading["height"] == 2200
     view = card.locator(".rack-view").bounding_box()
@@ -401,22 +408,11 @@ def test_a_rack_photos_tiles_lying_by_are_greyed_on_the_card(server, browser, tm
     # white 720,002 (16 MP): 13 tiles on the stand, 6 lying by. Every tile is drawn with
     # its reading; those lying off the rack in grey, struck through, labelled after the
     # counted ones, without a "?" (they are not counted, nothing to check).
-    from playwright.sync_api import expect
-
     from bench.eval_white_racks import render
-    from tests.page_helpers import untimed_round
 
     photo = tmp_path / "white_720002.jpg"
     photo.write_bytes(render(720_002, "rack")[2])
-    page, errors = new_page(browser)
-    untimed_round(page, server)
-    page.click("#btn-round-over")
-    page.select_option("#re-winner", "Ben")
-    card = page.locator(".rack[data-player=Ann]")
-    with page.expect_response(lambda r: "/racks" in r.url and r.request.method == "POST") as got:
-        card.locator(".rack-photo").set_input_files(str(photo))
-    reading = got.value.json()
-    expect(card.locator(".rack-tiles .rack-total")).to_be_visible(timeout=60_000)
+    page, errors, _card, reading = _ann_rack_photo(server, browser, photo)
     off = [m["code"] for m in reading["marks"] if m["off_rack"]]
     kept = [m["code"] for m in reading["marks"] if not m["off_rack"]]
     assert len(off) == 6 and len(kept) == 13
