@@ -173,10 +173,9 @@ def _stacked(rows: list, top: np.ndarray, foot: np.ndarray, heights: np.ndarray,
             continue
         if not _beside(upper, lower, along):
             continue
-        tall_upper = float(np.median(heights[upper]))
-        ratio = tall_upper / float(np.median(heights[lower]))
-        over = float(np.median(foot[upper]) - np.median(top[lower])) / tall_upper
-        if over >= STACK_OVERLAP and STACK_HEIGHTS[0] <= ratio <= STACK_HEIGHTS[1]:
+        ratio = float(np.median(heights[upper]) / np.median(heights[lower]))
+        if (_over(upper, lower, top, foot, heights) >= STACK_OVERLAP
+                and STACK_HEIGHTS[0] <= ratio <= STACK_HEIGHTS[1]):
             pairs.append(k)
     return pairs
 
@@ -200,5 +199,10 @@ def _touches(rows: list, k: int, lo: int, hi: int, top: np.ndarray, foot: np.nda
     row's boxes' feet within `TIER_GAP` of their heights of the lower row's tops, or over
     them (medians over each row)."""
     upper, lower = (rows[k], rows[lo]) if k < lo else (rows[hi], rows[k])
-    gap = float(np.median(top[lower]) - np.median(foot[upper]))
-    return gap <= TIER_GAP * float(np.median(heights[upper]))
+    return _over(upper, lower, top, foot, heights) >= -TIER_GAP
+
+
+def _over(upper, lower, top: np.ndarray, foot: np.ndarray, heights: np.ndarray) -> float:
+    """How far row `upper`'s boxes' feet reach over row `lower`'s tops, in `upper`'s box
+    heights (medians over each row; below 0, the gap between them)."""
+    return float((np.median(foot[upper]) - np.median(top[lower])) / np.median(heights[upper]))
