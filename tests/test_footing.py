@@ -124,6 +124,52 @@ def test_a_white_rack_on_a_dark_wooden_table_leaves_the_tiles_before_its_beam_ou
                                        if t.standing])
 
 
+def test_a_front_tier_tile_boxed_past_the_beam_still_stands_where_the_stand_shows_beside_it():
+    # the detector boxes a front-tier tile long now and then, its foot past the beam: the
+    # strip under it sees the table, but beside it shows the stand (real rummy4-89's R4).
+    # The tiles lying past the stand's end keep the table on their outer side.
+    img, boxes, lying = _scene()
+    boxes[5] = boxes[5] + np.float32([0, 36])  # its foot 6 px past the beam
+    cv2.fillConvexPoly(img, np.round(boxes[5]).astype(np.int32), TILE)
+    d = _detections(boxes)
+    assert unheld(d, np.zeros(len(d), bool), img).tolist() == lying.tolist()
+    # with the stand shown on neither side (it ends at that tile) it is named off as before
+    img2 = img.copy()
+    img2[:, 337:381] = TABLE
+    cv2.fillConvexPoly(img2, np.round(boxes[5]).astype(np.int32), TILE)
+    assert unheld(d, np.zeros(len(d), bool), img2)[5]
+
+
+def test_the_stand_in_its_own_shade_is_the_stand_not_the_table():
+    # Lab: a stand learnt at lightness 85 (its lit lip and shaded ledge mixed), a white
+    # table at 210: the ledge at 25 lies 60 below the stand, away from the table, and is
+    # the stand; as far towards the table, or aside in hue, it is not
+    from vision.game.footing import FAR, NEAR, _from_stand
+
+    stand, table = np.float32([85, 128, 128]), np.float32([210, 128, 128])
+    shade, lit, tinted = (np.float32(c) for c in ([25, 128, 128], [150, 128, 128], [85, 190, 128]))
+    assert _from_stand(shade, stand, table) < NEAR
+    assert _from_stand(lit, stand, table) > FAR
+    assert _from_stand(tinted, stand, table) > FAR
+
+
+def test_a_real_rack_tile_boxed_past_the_racks_edge_is_counted(real_photos_dir, tile_reader):
+    # train/ rummy4-89: thirteen tiles on a black rack on a white table, the lower tier's
+    # R4 boxed 1.2 as tall as its tier's, its foot past the rack's edge; it was named off
+    # ("1 tile lies off the rack") and the total was 71, not 75
+    from referee import DEFAULT_RULES, Tile, rack_penalty
+    from training.real_data import load_split
+    from vision.game.cover import read_rack_photo
+    from vision.recognition.decode import Photo
+
+    photo = next(p for p in load_split("train", real_photos_dir) if p.key == "rummy4-89")
+    # the file's bytes, as `rummikub score` and the server read it
+    rack = read_rack_photo(tile_reader, Photo.from_bytes(photo.path.read_bytes()), DEFAULT_RULES)
+    assert rack.off_rack == []
+    assert rack.total == rack_penalty([Tile.from_code(t.code) for t in photo.tiles],
+                                      DEFAULT_RULES) == 75
+
+
 def test_a_strip_the_photos_edge_cuts_tells_nothing():
     # the lying tiles' feet at the picture's foot: under them is no pixel to judge
     img, boxes, _lying = _scene()

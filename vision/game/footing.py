@@ -7,8 +7,11 @@ the table past the stand's end, in line with a tier, has the table under its foo
 20-45 degrees above, such a tile is seen 0.8-0.9 as tall as the tier's (white 760,008),
 too tall for the box rules of `vision.game.stand`; the pixels under it tell. The stand's
 colour is learnt from under the rack's middle tiles, so a black, grey or white stand
-all serve, and where the table looks like the stand nothing is named. See docs/decisions/
-rack-tiles-only.md, "What a tile stands on".
+all serve, and where the table looks like the stand nothing is named. A tile whose foot
+shows nothing that holds it is still held where the stand shows beside it (its box boxed
+past the beam: a real rack's, train/ rummy4-89). See docs/decisions/rack-tiles-only.md,
+"What a tile stands on" and "A front-tier tile boxed past the beam, and the stand in its
+own shade".
 """
 
 from __future__ import annotations
@@ -57,6 +60,22 @@ HELD = 0.2
 # table".
 NEUTRAL = 10.0
 COLOURED = 18.0
+# A tile whose foot shows no hold is still held where the stand or a held tile shows beside
+# the lower half of its box on each side (`_held_beside`): the detector boxes a front
+# tier's tile a little long now and then, its box's foot past the beam, and the strip
+# under it sees the table (real train/ rummy4-89's R4, boxed 1.2 as tall as its tier's);
+# a tile lying past the stand's end has the table, or a tile lying there, on its outer side.
+# Looked at BESIDE_OUT of its width out from each side, at BESIDE_DOWN of its height from
+# its top; a side shows the stand where at least BESIDE_SHARE of its points lie on no box
+# and are the stand's colour (a stretch of it, not the shadow in a narrow gap between
+# tiles lying side by side: white 710,014 upright), a held tile where most of them lie on
+# a held tile's box.
+BESIDE_OUT = (0.1, 0.2, 0.3)
+BESIDE_DOWN = (0.55, 0.7, 0.85)
+BESIDE_SHARE = 2 / 3
+# ...and no lighter than this (8-bit Lab lightness): only a dark stand is judged, and a
+# white tile's face beside a box is as grey in hue as a black stand (white 710,014).
+BESIDE_DARK = 150.0
 # A joker is judged only where its box is at least WHOLE_BOX as tall as the kept boxes'
 # median: the detector boxes a joker's picture, and under that box lies the rest of its
 # own face (white 770,015: a logo joker boxed by its circle, 0.52 as tall as its tier).
@@ -105,7 +124,7 @@ def _stand_elsewhere(d: TileDetections, off: np.ndarray, photo, under) -> np.nda
     theirs = _under_feet(d, rack, photo)
     if theirs is None:
         return off
-    colour, inside, on_box, table = theirs
+    colour, inside, on_box, table, _beside = theirs
     if _stand_colour(kept, table, colour, inside, on_box) is not None:
         return off  # ...nor down the other tiles' way
     stand = _stand_colour(rack, table, colour, inside, on_box)
@@ -129,9 +148,11 @@ def _stand_elsewhere(d: TileDetections, off: np.ndarray, photo, under) -> np.nda
 
 
 def _under_feet(d: TileDetections, ids: np.ndarray, photo):
-    """(colour (N, S, C, 3), inside (N, S, C), on_box (N, S, C, N), table colour (3,)) of the
-    strips under every tile's foot, down the way of the tiles `ids` stand along, or None
-    where they agree on none."""
+    """(colour (N, S, C, 3), inside (N, S, C), on_box (N, S, C, N), table colour (3,),
+    beside) of the strips under every tile's foot, down the way of the tiles `ids` stand
+    along, or None where they agree on none. `beside`: (colour (N, 2, P, 3), inside
+    (N, 2, P), on_box (N, 2, P, N)) of the points beside each box's lower half
+    (`points_beside`)."""
     q = d.corners.astype(np.float64)
     way = rack_axis(q[ids], weighted=True) or rack_axis(q[ids])
     if way is None:
@@ -139,7 +160,10 @@ def _under_feet(d: TileDetections, ids: np.ndarray, photo):
     image, scale = _pixels(photo, d)
     points = points_under_feet(q, way[0])  # (N, S, C, 2)
     colour, inside = _colours(image, points * scale)
-    return colour, inside, _on_boxes(points, q), _table_colour(image, q * scale)
+    side = points_beside(q, way[0])  # (N, 2, P, 2)
+    side_colour, side_inside = _colours(image, side * scale)
+    return (colour, inside, _on_boxes(points, q), _table_colour(image, q * scale),
+            (side_colour, side_inside, _on_boxes(side, q)))
 
 
 def unheld(d: TileDetections, off: np.ndarray, photo) -> np.ndarray:
@@ -159,17 +183,20 @@ def _unheld(d: TileDetections, off: np.ndarray, under) -> np.ndarray:
     kept = np.nonzero(~off)[0]
     if len(kept) < MIN_TILES or under is None:
         return out
-    colour, inside, on_box, table = under
+    colour, inside, on_box, table, beside = under
     q = d.corners.astype(np.float64)
     stand = _stand_colour(kept, table, colour, inside, on_box)
     if stand is not None and stand[0] <= STAND_DARK and np.linalg.norm(stand - table) >= CONTRAST:
-        # (N, S, C): the stand's colour there (0), surely not the stand's (1), neither (-1)
-        dist = np.linalg.norm(colour - stand, axis=-1)
-        looks = np.where(dist < NEAR, 0, np.where(dist > FAR, 1, -1))
+        def look(c: np.ndarray) -> np.ndarray:
+            # (...): the stand's colour there (0), surely not the stand's (1), neither (-1)
+            dist = _from_stand(c, stand, table)
+            return np.where(dist < NEAR, 0, np.where(dist > FAR, 1, -1))
     else:
-        looks = _looks_by_hue(kept, table, colour, inside, on_box)
-        if looks is None:
+        look = _looks_by_hue(kept, table, colour, inside, on_box)
+        if look is None:
             return out
+    looks = look(colour)
+    side_looks = np.where(beside[0][..., 0] <= BESIDE_DARK, look(beside[0]), -1)
     heights = tile_frames(q)[4]
     jokers = np.array([c == "J" for c in d.codes], bool)
     judged = ~jokers | (heights >= WHOLE_BOX * float(np.median(heights[~off])))
@@ -182,7 +209,25 @@ def _unheld(d: TileDetections, off: np.ndarray, under) -> np.ndarray:
             firm[i] = share is not None and share > HELD
         if not loose.any() or not firm.any():  # no tile seen on the stand: name none
             return out
+        for i in np.nonzero(loose)[0]:
+            loose[i] = not _held_beside(i, side_looks[i], beside[1][i], beside[2][i], firm)
+        if not loose.any():
+            return out
         out |= loose
+
+
+def _from_stand(colour: np.ndarray, stand: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """How far colours (..., 3) lie from the `stand`'s (8-bit Lab), the part of the way that
+    leads further from the `table` than the stand left out: the stand in its own shade is
+    darker still, never the table (the colour learnt under the feet mixes a lit lip with
+    the shaded ledge: a real black rack's ledge lay 60-70 below it, train/ rummy4-87 tilted,
+    rummy4-90 brightened; rack-tiles-only.md, "... and the stand in its own shade")."""
+    step = table - stand
+    way = step / max(float(np.linalg.norm(step)), 1e-6)
+    off = colour - stand
+    along = off @ way
+    across = off - along[..., None] * way
+    return np.sqrt(np.maximum(along, 0.0) ** 2 + (across ** 2).sum(axis=-1))
 
 
 def _chroma(lab: np.ndarray) -> np.ndarray:
@@ -191,9 +236,9 @@ def _chroma(lab: np.ndarray) -> np.ndarray:
 
 
 def _looks_by_hue(kept: np.ndarray, table: np.ndarray, colour: np.ndarray, inside: np.ndarray,
-                  on_box: np.ndarray) -> np.ndarray | None:
-    """(N, S, C) as `unheld`'s looks (the stand 0, surely not 1, neither -1), told by hue
-    alone: where the table is coloured (`COLOURED`) and at least `MIN_ANCHORS` kept tiles
+                  on_box: np.ndarray):
+    """A function of colours (..., 3) to `unheld`'s looks (the stand 0, surely not 1,
+    neither -1), told by hue alone: where the table is coloured (`COLOURED`) and at least `MIN_ANCHORS` kept tiles
     show a dark grey (`STAND_DARK`, `NEUTRAL`) under their feet, a point is the stand
     within a third of the way in hue (a*, b*) from that grey to the table's, surely not
     beyond two thirds, at any lightness: a spot light or a shade changes a black
@@ -210,8 +255,12 @@ def _looks_by_hue(kept: np.ndarray, table: np.ndarray, colour: np.ndarray, insid
     apart = float(np.linalg.norm(stand[1:] - table[1:]))
     if apart < COLOURED:
         return None
-    hue = np.linalg.norm(colour[..., 1:] - stand[1:], axis=-1)
-    return np.where(hue < apart / 3, 0, np.where(hue > 2 * apart / 3, 1, -1))
+
+    def look(c: np.ndarray) -> np.ndarray:
+        hue = np.linalg.norm(c[..., 1:] - stand[1:], axis=-1)
+        return np.where(hue < apart / 3, 0, np.where(hue > 2 * apart / 3, 1, -1))
+
+    return look
 
 
 def _under_kept(kept: np.ndarray, colour: np.ndarray, inside: np.ndarray,
@@ -245,6 +294,27 @@ def _held_share(i: int, on_box: np.ndarray, held: np.ndarray, named: np.ndarray,
     if told.sum() < JUDGED * COLUMNS:
         return None
     return float(column_held.sum() / told.sum())
+
+
+def _held_beside(i: int, looks: np.ndarray, inside: np.ndarray, on_box: np.ndarray,
+                 firm: np.ndarray) -> bool:
+    """Whether tile `i` stands in the stand by what shows beside its box's lower half
+    (`looks` (2, P) as `unheld`'s, `inside` (2, P), `on_box` (2, P, N); `firm` the tiles
+    seen held): the stand or a held tile on each side (`BESIDE_SHARE` of a side's points
+    on no box and the stand's colour, or most of them on a held tile's box)."""
+    shows = []
+    for side in range(2):
+        others = np.ones(on_box.shape[-1], bool)
+        others[i] = False
+        on_any = on_box[side][:, others].any(axis=-1)
+        stand = inside[side] & ~on_any & (looks[side] == 0)
+        if stand.mean() >= BESIDE_SHARE:
+            shows.append("stand")
+        elif (inside[side] & on_box[side][:, firm & others].any(axis=-1)).mean() > 0.5:
+            shows.append("held")
+        else:
+            shows.append(None)
+    return None not in shows
 
 
 def _stand_colour(kept: np.ndarray, table: np.ndarray, colour: np.ndarray, inside: np.ndarray,
@@ -290,6 +360,27 @@ def points_under_feet(quads: np.ndarray, up: np.ndarray,
     b = np.linspace(-across, across, columns)[None, None, :, None]
     return (foot[:, None, None] - up * (height[:, None, None, None] * a)
             + right * (width[:, None, None, None] * b))
+
+
+def points_beside(quads: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """(N, 2, P, 2) points beside each box's lower half (left side first), `up` the rack's
+    up: `BESIDE_OUT` of its width out from each side, at `BESIDE_DOWN` of its height
+    from its top."""
+    right = np.array([-up[1], up[0]])
+    centre = quads.mean(axis=1)
+    across = (quads - centre[:, None]) @ right  # (N, 4)
+    down = (quads - centre[:, None]) @ -up
+    width, height = np.ptp(across, axis=1), np.ptp(down, axis=1)
+    top = centre + up * (-down.min(axis=1))[:, None]
+    out = np.array(BESIDE_OUT)[:, None]
+    at = np.array(BESIDE_DOWN)[None, :]
+    grid = [(s * (0.5 + out) * np.ones_like(at)).ravel() for s in (-1, 1)]
+    depth = (np.ones_like(out) * at).ravel()
+    sides = []
+    for g in grid:
+        sides.append(top[:, None] + right * (width[:, None, None] * g[None, :, None])
+                     - up * (height[:, None, None] * depth[None, :, None]))
+    return np.stack(sides, axis=1)
 
 
 def _on_boxes(points: np.ndarray, quads: np.ndarray) -> np.ndarray:
