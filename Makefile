@@ -45,7 +45,8 @@ lint: $(VENV)/.installed
 ## bench.eval_cover), on rendered editions never seen in training (bench.eval_editions)
 ## and on rendered stands of 1-3 tiers with depth in those editions (bench.eval_depth);
 ## white Original racks at 16 MP read as `rummikub score` reads them, the phone held sideways
-## and upright (bench.eval_white_racks [--portrait]);
+## and upright (bench.eval_white_racks [--portrait]); the dataset's real photos of a black
+## rack, every tile on it counted (bench.eval_real_racks);
 ## painted hands over rendered stands, as a rack photo's gate judges them (bench.eval_rack_hands);
 ## joker faces no edition of training prints, on those editions (bench.eval_jokers)
 eval: $(VENV)/.installed
@@ -60,6 +61,7 @@ eval: $(VENV)/.installed
 	$(PY) -m bench.eval_depth
 	$(PY) -m bench.eval_white_racks
 	$(PY) -m bench.eval_white_racks --portrait
+	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.eval_real_racks
 	$(PY) -m bench.eval_rack_hands
 	$(PY) -m bench.eval_jokers
 

@@ -1,0 +1,40 @@
+"""`bench.eval_real_racks`: the dataset's real photos of tiles standing on a black rack,
+read as `rummikub score` reads them. Every labelled tile there stands on the rack, so
+none may be named off and every total is the labels' penalty (train/ rummy4-89 lost its
+R4 to `vision.game.footing.unheld` before the look beside a tile's box). The photos taken
+otherwise (the bench's variants, 2 minutes) are `make eval`'s; one of them here."""
+
+from __future__ import annotations
+
+
+def test_every_real_rack_photo_counts_every_stand_tile(real_photos_dir, tile_reader):
+    from bench.eval_real_racks import RACK_PHOTOS, evaluate, report
+
+    lines = []
+    results = evaluate(log=lines.append, variants=False)
+    rows = results["rows"]
+    assert len(rows) == sum(len(keys) for keys in RACK_PHOTOS.values()) == 24
+    assert [r["key"] for r in rows if r["named_off"] or r["refused"]] == [], lines
+    assert [r["key"] for r in rows if r["total"] != r["total_wanted"]] == [], lines
+    text = report(results)
+    assert "totals right 19 of 19" in text and "totals right 5 of 5" in text
+    assert results["summary"]["tiles"] == 181
+
+
+def test_a_real_rack_brightened_keeps_its_upper_tier(real_photos_dir, tile_reader):
+    # train/ rummy4-90 and valid/ rummy4-92 brightened x1.3: the stand's colour learnt under
+    # the tiles' feet mixes the rack's lit lip with its shaded ledge, and the ledge under an
+    # upper-tier tile lay too far from it (B7, R2 named off) until the stand's own shade
+    # counted as the stand (`footing._from_stand`)
+    from bench.eval_real_racks import VARIANTS, _read
+    from referee import DEFAULT_RULES, Tile, rack_penalty
+    from training.real_data import load_split
+
+    photos = {p.key: p for split in ("train", "valid") for p in load_split(split, real_photos_dir)}
+    for key in ("rummy4-90", "rummy4-92"):
+        photo = photos[key]
+        want = rack_penalty([Tile.from_code(t.code) for t in photo.tiles], DEFAULT_RULES)
+        row = _read(tile_reader, "", key, "light x1.3", VARIANTS["light x1.3"](photo.read()),
+                    None, len(photo.tiles), want, print)
+        assert row["refused"] is None and row["named_off"] == 0, row
+        assert row["total"] == want
