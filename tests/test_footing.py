@@ -140,6 +140,18 @@ def test_a_front_tier_tile_boxed_past_the_beam_still_stands_where_the_stand_show
     assert unheld(d, np.zeros(len(d), bool), img2)[5]
 
 
+def test_two_front_tier_tiles_boxed_past_the_beam_side_by_side_hold_together():
+    # each has the other's loose box on one side: judged as one, held by the tiles of the
+    # tier beyond both ends (real rummy3-9 upright); the three lying past the stand's end,
+    # side by side too, have the table beyond theirs
+    img, boxes, lying = _scene()
+    for k in (2, 3):
+        boxes[k] = boxes[k] + np.float32([0, 36])
+        cv2.fillConvexPoly(img, np.round(boxes[k]).astype(np.int32), TILE)
+    d = _detections(boxes)
+    assert unheld(d, np.zeros(len(d), bool), img).tolist() == lying.tolist()
+
+
 def test_the_stand_in_its_own_shade_is_the_stand_not_the_table():
     # Lab: a stand learnt at lightness 85 (its lit lip and shaded ledge mixed), a white
     # table at 210: the ledge at 25 lies 60 below the stand, away from the table, and is

@@ -209,8 +209,7 @@ def _unheld(d: TileDetections, off: np.ndarray, under) -> np.ndarray:
             firm[i] = share is not None and share > HELD
         if not loose.any() or not firm.any():  # no tile seen on the stand: name none
             return out
-        for i in np.nonzero(loose)[0]:
-            loose[i] = not _held_beside(i, side_looks[i], beside[1][i], beside[2][i], firm)
+        loose &= ~_held_beside(loose, side_looks, beside[1], beside[2], firm)
         if not loose.any():
             return out
         out |= loose
@@ -296,25 +295,57 @@ def _held_share(i: int, on_box: np.ndarray, held: np.ndarray, named: np.ndarray,
     return float(column_held.sum() / told.sum())
 
 
-def _held_beside(i: int, looks: np.ndarray, inside: np.ndarray, on_box: np.ndarray,
-                 firm: np.ndarray) -> bool:
-    """Whether tile `i` stands in the stand by what shows beside its box's lower half
-    (`looks` (2, P) as `unheld`'s, `inside` (2, P), `on_box` (2, P, N); `firm` the tiles
-    seen held): the stand or a held tile on each side (`BESIDE_SHARE` of a side's points
-    on no box and the stand's colour, or most of them on a held tile's box)."""
-    shows = []
-    for side in range(2):
-        others = np.ones(on_box.shape[-1], bool)
-        others[i] = False
-        on_any = on_box[side][:, others].any(axis=-1)
-        stand = inside[side] & ~on_any & (looks[side] == 0)
-        if stand.mean() >= BESIDE_SHARE:
-            shows.append("stand")
-        elif (inside[side] & on_box[side][:, firm & others].any(axis=-1)).mean() > 0.5:
-            shows.append("held")
-        else:
-            shows.append(None)
-    return None not in shows
+def _held_beside(loose: np.ndarray, looks: np.ndarray, inside: np.ndarray,
+                 on_box: np.ndarray, firm: np.ndarray) -> np.ndarray:
+    """(N,) True for each `loose` tile that stands in the stand by what shows beside its
+    box's lower half (`looks` (N, 2, P) as `unheld`'s, `inside` (N, 2, P), `on_box`
+    (N, 2, P, N); `firm` the tiles seen held): the stand or a held tile on each side
+    (`BESIDE_SHARE` of a side's points on no box and the stand's colour, or most of them
+    on a held tile's box). Loose tiles side by side are judged as one: two of a tier's
+    tiles boxed past the beam next to each other hold where the stand or a held tile
+    shows beyond both ends of the pair (real rummy3-9 upright)."""
+    n = len(loose)
+    sides: dict[int, list] = {}
+    for i in np.nonzero(loose)[0]:
+        shows = []
+        for side in range(2):
+            others = np.ones(n, bool)
+            others[i] = False
+            on_any = on_box[i, side][:, others].any(axis=-1)
+            stand = inside[i, side] & ~on_any & (looks[i, side] == 0)
+            on_loose = [j for j in np.nonzero(loose & others)[0]
+                        if (inside[i, side] & on_box[i, side][:, j]).mean() > 0.5]
+            if stand.mean() >= BESIDE_SHARE:
+                shows.append("stand")
+            elif (inside[i, side] & on_box[i, side][:, firm & others].any(axis=-1)).mean() > 0.5:
+                shows.append("held")
+            elif on_loose:
+                shows.append(int(on_loose[0]))  # beside another loose tile: judged together
+            else:
+                shows.append(None)
+        sides[int(i)] = shows
+    # runs of loose tiles side by side, each held where every side out of it holds
+    group = {i: i for i in sides}
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i, shows in sides.items():
+        for j in shows:
+            if isinstance(j, int):
+                group[root(i)] = root(j)
+    held = np.zeros(n, bool)
+    runs: dict[int, list[int]] = {}
+    for i in sides:
+        runs.setdefault(root(i), []).append(i)
+    for run in runs.values():
+        out_sides = [x for i in run for x in sides[i]
+                     if not (isinstance(x, int) and x in run)]
+        if out_sides and all(x in ("stand", "held") for x in out_sides):
+            held[run] = True
+    return held
 
 
 def _stand_colour(kept: np.ndarray, table: np.ndarray, colour: np.ndarray, inside: np.ndarray,
