@@ -14,6 +14,10 @@ logo, the white edition, tiles lying by): the nearest real thing there is.
 Then (unless `--as-taken`) each photo again as a phone might have taken it otherwise
 (`VARIANTS`: upright, turned, tilted, brighter and darker, smaller, a harder JPEG, a
 little blur), JPEG-encoded and read from its bytes: the same stand, so the same total.
+And each with a hand of each of `bench.hands`' six kinds painted over a tile of the rack
+(fixed seeds, `HAND_SEEDS`; hands covering under `bench.eval_cover.OVER` of a tile left
+out): refused, read with the doubt said beside the total, or read silently, and whether
+that total is still the rack's.
 """
 
 from __future__ import annotations
@@ -53,6 +57,8 @@ def _sized(share: float):
                                           interpolation=cv2.INTER_AREA))
 
 
+HAND_SEEDS = 77_000
+
 # name -> the photo (BGR) as JPEG bytes taken so
 VARIANTS = {
     "upright (turned 90)": lambda image: _jpeg(cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)),
@@ -74,7 +80,7 @@ def evaluate(models_dir=None, log=print, variants: bool = True) -> dict:
     from vision.recognition.pipeline import TileReader
 
     reader = TileReader.load(models_dir)
-    rows = []
+    rows, hands = [], []
     for split, keys in RACK_PHOTOS.items():
         photos = {p.key: p for p in load_split(split)}
         missing = [k for k in keys if k not in photos]
@@ -93,7 +99,40 @@ def evaluate(models_dir=None, log=print, variants: bool = True) -> dict:
             for variant, data, variant_labels in taken:
                 rows.append(_read(reader, split, key, variant, data, variant_labels, len(labels),
                                   want, log))
-    return {"rows": rows}
+            if variants:
+                hands += _hands(reader, split, keys.index(key), key, photo.read(), want, log)
+    return {"rows": rows, "hands": hands}
+
+
+def _hands(reader, split, n, key, image, want, log) -> list[dict]:
+    """A hand of each kind painted over a tile of the photo, each read as a rack photo."""
+    from bench.eval_cover import OVER, covered_share, tile_height
+    from bench.hands import KINDS, paint
+    from referee import DEFAULT_RULES
+    from vision.game.cover import DOUBT_WORDS, read_rack_photo
+    from vision.recognition.decode import Photo, PhotoError
+
+    det = reader.read(image)
+    rows = []
+    for kind in KINDS:
+        rng = np.random.default_rng(HAND_SEEDS + 10 * n + KINDS.index(kind)
+                                    + (5000 if split == "valid" else 0))
+        tile = det.corners[int(rng.integers(len(det)))]
+        hand = paint(image, tile, tile_height(det), kind, rng, det.corners)
+        if covered_share(image.shape, det.corners, hand.mask) < OVER:
+            continue
+        row = {"key": key, "split": split, "kind": kind}
+        try:
+            rack = read_rack_photo(reader, Photo.from_bytes(_jpeg(hand.image)), DEFAULT_RULES)
+        except PhotoError:
+            rows.append({**row, "read": "refused", "total_right": None})
+            continue
+        said = DOUBT_WORDS in rack.warnings
+        rows.append({**row, "read": "doubt" if said else "silent",
+                     "total_right": rack.total == want})
+        if not said and rack.total != want:
+            log(f"  {split}/{key} {kind} hand: read silently, total {rack.total} (labels {want})")
+    return rows
 
 
 def _read(reader, split, key, variant, data, labels, tiles, want, log) -> dict:
@@ -156,13 +195,25 @@ def report(results: dict) -> str:
         lines.append(f"    {'all':22s} {sum(r['total'] == r['total_wanted'] for r in others)} "
                      f"of {len(others)}, {sum(r['named_off'] or 0 for r in others)}, "
                      f"{sum(bool(r['refused']) for r in others)}")
+    hands = results.get("hands") or []
+    if hands:
+        refused = sum(r["read"] == "refused" for r in hands)
+        doubt = [r for r in hands if r["read"] == "doubt"]
+        silent = [r for r in hands if r["read"] == "silent"]
+        lines.append(f"  a hand painted over the rack ({len(hands)} of {6 * len(taken)} over a "
+                     f"tile): refused {refused}, read with the doubt said {len(doubt)} (total "
+                     f"right {sum(r['total_right'] for r in doubt)}), read silently "
+                     f"{len(silent)} (total right {sum(r['total_right'] for r in silent)}, "
+                     f"wrong {sum(not r['total_right'] for r in silent)})")
     results["summary"] = {
         "photos": len(taken), "tiles": sum(r["tiles"] for r in taken),
         "named_off": sum(r["named_off"] or 0 for r in taken),
         "totals_right": sum(r["total"] == r["total_wanted"] for r in taken),
         "refused": sum(bool(r["refused"]) for r in taken),
         "variants_totals_right": sum(r["total"] == r["total_wanted"] for r in others),
-        "variants": len(others)}
+        "variants": len(others),
+        "hands": len(hands),
+        "hands_silent_wrong": sum(r["read"] == "silent" and not r["total_right"] for r in hands)}
     return "\n".join(lines)
 
 

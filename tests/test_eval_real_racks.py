@@ -38,3 +38,19 @@ def test_a_real_rack_brightened_keeps_its_upper_tier(real_photos_dir, tile_reade
                     None, len(photo.tiles), want, print)
         assert row["refused"] is None and row["named_off"] == 0, row
         assert row["total"] == want
+
+
+def test_the_hands_line_counts_each_way_a_hand_was_read():
+    from bench.eval_real_racks import report
+
+    taken = [{"key": f"k{i}", "split": "train", "variant": "as taken", "tiles": 2,
+              "total_wanted": 10, "total": 10, "counted": 2, "right": 2, "named_off": 0,
+              "refused": None} for i in range(2)]
+    hands = [{"read": "refused", "total_right": None}, {"read": "doubt", "total_right": True},
+             {"read": "doubt", "total_right": False}, {"read": "silent", "total_right": False},
+             {"read": "silent", "total_right": False}, {"read": "silent", "total_right": True}]
+    results = {"rows": taken, "hands": hands}
+    text = report(results)
+    assert ("a hand painted over the rack (6 of 12 over a tile): refused 1, read with the doubt "
+            "said 2 (total right 1), read silently 3 (total right 1, wrong 2)") in text
+    assert results["summary"]["hands_silent_wrong"] == 2
