@@ -237,11 +237,11 @@ def _chroma(lab: np.ndarray) -> np.ndarray:
 def _looks_by_hue(kept: np.ndarray, table: np.ndarray, colour: np.ndarray, inside: np.ndarray,
                   on_box: np.ndarray):
     """A function of colours (..., 3) to `unheld`'s looks (the stand 0, surely not 1,
-    neither -1), told by hue alone: where the table is coloured (`COLOURED`) and at least `MIN_ANCHORS` kept tiles
-    show a dark grey (`STAND_DARK`, `NEUTRAL`) under their feet, a point is the stand
-    within a third of the way in hue (a*, b*) from that grey to the table's, surely not
-    beyond two thirds, at any lightness: a spot light or a shade changes a black
-    stand's lightness, not its hue. Else None."""
+    neither -1), told by hue alone: where the table is coloured (`COLOURED`) and at least
+    `MIN_ANCHORS` kept tiles show a dark grey (`STAND_DARK`, `NEUTRAL`) under their feet,
+    a point is the stand within a third of the way in hue (a*, b*) from that grey to the
+    table's, surely not beyond two thirds, at any lightness: a spot light or a shade
+    changes a black stand's lightness, not its hue. Else None."""
     if _chroma(table) < COLOURED:
         return None
     medians = _under_kept(kept, colour, inside, on_box)
