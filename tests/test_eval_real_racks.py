@@ -54,3 +54,19 @@ def test_the_hands_line_counts_each_way_a_hand_was_read():
     assert ("a hand painted over the rack (6 of 12 over a tile): refused 1, read with the doubt "
             "said 2 (total right 1), read silently 3 (total right 1, wrong 2)") in text
     assert results["summary"]["hands_silent_wrong"] == 2
+
+
+def test_a_palm_over_a_real_racks_row_end_is_refused(real_photos_dir, tile_reader):
+    # train/ rummy3-3 with the bench's palm over a tile: the hand hides the tiles at a row's
+    # end, so it lay past the hull of the tiles left and was only a doubt beside a wrong
+    # total; the hull stretched along the rows (`cover.ROWS_REACH`) reaches it
+    from bench.eval_real_racks import RACK_PHOTOS, _hands
+    from referee import DEFAULT_RULES, Tile, rack_penalty
+    from training.real_data import load_split
+
+    photo = next(p for p in load_split("train", real_photos_dir) if p.key == "rummy3-3")
+    want = rack_penalty([Tile.from_code(t.code) for t in photo.tiles], DEFAULT_RULES)
+    rows = _hands(tile_reader, "train", RACK_PHOTOS["train"].index("rummy3-3"), "rummy3-3",
+                  photo.read(), want, print)
+    palm = next(r for r in rows if r["kind"] == "palm")
+    assert palm["read"] == "refused"
