@@ -16,8 +16,8 @@ Then (unless `--as-taken`) each photo again as a phone might have taken it other
 little blur), JPEG-encoded and read from its bytes: the same stand, so the same total.
 And each with a hand of each of `bench.hands`' six kinds painted over a tile of the rack
 (fixed seeds, `HAND_SEEDS`; hands covering under `bench.eval_cover.OVER` of a tile left
-out): refused, read with the doubt said beside the total, or read silently, and whether
-that total is still the rack's.
+out): refused, read with a doubt said beside the total (a hand? no tile found on the
+rack?), or read silently, and whether that total is still the rack's.
 """
 
 from __future__ import annotations
@@ -110,6 +110,7 @@ def _hands(reader, split, n, key, image, want, log) -> list[dict]:
     from bench.hands import KINDS, paint
     from referee import DEFAULT_RULES
     from vision.game.cover import DOUBT_WORDS, read_rack_photo
+    from vision.game.rack import EMPTY_WORDS
     from vision.recognition.decode import Photo, PhotoError
 
     det = reader.read(image)
@@ -127,7 +128,8 @@ def _hands(reader, split, n, key, image, want, log) -> list[dict]:
         except PhotoError:
             rows.append({**row, "read": "refused", "total_right": None})
             continue
-        said = DOUBT_WORDS in rack.warnings
+        # told to look again: the doubt about a hand, or no tile found on the rack
+        said = DOUBT_WORDS in rack.warnings or EMPTY_WORDS in rack.warnings
         rows.append({**row, "read": "doubt" if said else "silent",
                      "total_right": rack.total == want})
         if not said and rack.total != want:
@@ -201,7 +203,7 @@ def report(results: dict) -> str:
         doubt = [r for r in hands if r["read"] == "doubt"]
         silent = [r for r in hands if r["read"] == "silent"]
         lines.append(f"  a hand painted over the rack ({len(hands)} of {6 * len(taken)} over a "
-                     f"tile): refused {refused}, read with the doubt said {len(doubt)} (total "
+                     f"tile): refused {refused}, read with a doubt said {len(doubt)} (total "
                      f"right {sum(r['total_right'] for r in doubt)}), read silently "
                      f"{len(silent)} (total right {sum(r['total_right'] for r in silent)}, "
                      f"wrong {sum(not r['total_right'] for r in silent)})")

@@ -51,7 +51,7 @@ def test_the_hands_line_counts_each_way_a_hand_was_read():
              {"read": "silent", "total_right": False}, {"read": "silent", "total_right": True}]
     results = {"rows": taken, "hands": hands}
     text = report(results)
-    assert ("a hand painted over the rack (6 of 12 over a tile): refused 1, read with the doubt "
+    assert ("a hand painted over the rack (6 of 12 over a tile): refused 1, read with a doubt "
             "said 2 (total right 1), read silently 3 (total right 1, wrong 2)") in text
     assert results["summary"]["hands_silent_wrong"] == 2
 

@@ -59,6 +59,27 @@ def test_a_flat_tile_beside_a_tier_is_left_out():
     assert read_rack(d).total == _total(codes[:12])
 
 
+def test_a_rack_photo_with_no_tile_on_the_rack_says_so_in_every_language(real_photos_dir,
+                                                                          tile_reader):
+    # a round's rack photo is never of an empty rack: a photo with no tile found on the rack
+    # (of something else, or a hand over its only tiles) reads 0 and says why; one with
+    # tiles does not
+    from app.server.gamedata import rack_warnings
+    from training.real_data import load_split
+    from vision.game.cover import read_rack_photo
+    from vision.game.rack import EMPTY_WORDS
+    from vision.recognition.decode import Photo
+
+    photos = {p.key: p for p in load_split("train", real_photos_dir)}
+    empty = read_rack_photo(tile_reader, Photo.from_bytes(
+        photos["rummyBackground-10"].path.read_bytes()), DEFAULT_RULES)
+    assert empty.total == 0 and EMPTY_WORDS in empty.warnings
+    assert "rack.empty" in [m.id for m in rack_warnings(empty)]
+    rack = read_rack_photo(tile_reader, Photo.from_bytes(
+        photos["rummy4-89"].path.read_bytes()), DEFAULT_RULES)
+    assert EMPTY_WORDS not in rack.warnings
+
+
 def test_a_rack_photographed_upright_with_tiles_lying_by_says_hold_the_phone_sideways():
     # upright, more table shows before the stand and rows lying by are taken for it more
     # often (rack-tiles-only.md, "A phone held upright"): the reading says so, and only then

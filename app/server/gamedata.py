@@ -41,12 +41,14 @@ def rack_warnings(rack) -> list[Message]:
 
     if DOUBT_WORDS in rack.warnings:
         out.append(say("rack.maybe_covered"))
-    from vision.game.rack import UPRIGHT_WORDS
+    from vision.game.rack import EMPTY_WORDS, UPRIGHT_WORDS
 
     if UPRIGHT_WORDS in rack.warnings:
         out.append(say("rack.upright"))
+    if EMPTY_WORDS in rack.warnings:
+        out.append(say("rack.empty"))
     known = ("tile(s) read with low confidence", "tile(s) at the photo's edge",
-             "off the rack: not counted", DOUBT_WORDS, UPRIGHT_WORDS)
+             "off the rack: not counted", DOUBT_WORDS, UPRIGHT_WORDS, EMPTY_WORDS)
     out += [say("rack.note", text=w) for w in rack.warnings if not any(k in w for k in known)]
     return out
 

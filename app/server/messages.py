@@ -50,6 +50,8 @@ ENGLISH: dict[str, str] = {
     "rack.upright": "photographed upright with tiles lying by: check which tiles are "
                     "counted; a rack reads best with the phone held sideways, the rack "
                     "filling the photo",
+    "rack.empty": "no tile found on the rack: if it holds tiles, photograph it again, the "
+                  "whole rack in the photo",
     "rack.note": "{text}",
     # a photo or frame too poor to read (vision.recognition.quality): what to do
     "photo.unfit": "{words}",

@@ -154,6 +154,8 @@ def read_rack(detections: TileDetections, rules=None, *,
     warnings.extend(edge_warning(edge, "rack"))
     if off.any() and frame is not None and frame[1] > frame[0]:
         warnings.append(UPRIGHT_WORDS)
+    if not len(on):
+        warnings.append(EMPTY_WORDS)
     doubtful = [int(i) for i in np.nonzero(fixed.uncertain & ~off)[0]]
     if doubtful:
         warnings.append(f"{len(doubtful)} tile(s) read with low confidence: ids "
@@ -169,6 +171,15 @@ def read_rack(detections: TileDetections, rules=None, *,
 # scenes: docs/decisions/rack-tiles-only.md, "A phone held upright").
 UPRIGHT_WORDS = ("photographed upright with tiles lying by: check which tiles are counted; "
                  "a rack reads best with the phone held sideways, the rack filling the photo")
+
+
+# Said of a rack photo where no tile stands on the rack: its total is 0, which a rack
+# photographed at a round's end never is (the winner's rack is not photographed), so the
+# photo shows something else, or a hand hides the tiles (real rack photos of one or two
+# tiles with a painted hand over them: 10 of the 56 hands read silently wrong in
+# `bench.eval_real_racks` left no tile found; docs/decisions/covered-photo.md).
+EMPTY_WORDS = ("no tile found on the rack: if it holds tiles, photograph it again, "
+               "the whole rack in the photo")
 
 
 def off_rack_warning(d: TileDetections, off: np.ndarray) -> str:
