@@ -70,3 +70,24 @@ def test_a_palm_over_a_real_racks_row_end_is_refused(real_photos_dir, tile_reade
                   photo.read(), want, print)
     palm = next(r for r in rows if r["kind"] == "palm")
     assert palm["read"] == "refused"
+
+
+def test_a_real_rack_seen_from_one_side_keeps_its_upper_tier(real_photos_dir, tile_reader):
+    # train/ rummy3-16: a rack seen from its right, R7 and R9 at the far left of its upper
+    # tier, B13 at its near right. Tilted, darkened or halved, the photo's view (the
+    # plane's fit dropped) set the far tiles against the near ones' median box and named
+    # the tier off as lying behind (narrower) or flat past the stand's end (across the
+    # gap to B13): 21 or 34 for 50, until box sizes in the photo are set as at one place
+    # along the rack (`vision.game.tiers.along_scale`)
+    from bench.eval_real_racks import VARIANTS, _read
+    from referee import DEFAULT_RULES, Tile, rack_penalty
+    from training.real_data import load_split
+
+    photo = next(p for p in load_split("train", real_photos_dir) if p.key == "rummy3-16")
+    want = rack_penalty([Tile.from_code(t.code) for t in photo.tiles], DEFAULT_RULES)
+    assert want == 50
+    for variant in ("tilted 4 deg", "tilted 15 deg", "light x0.5", "half size"):
+        row = _read(tile_reader, "", "rummy3-16", variant, VARIANTS[variant](photo.read()),
+                    None, len(photo.tiles), want, print)
+        assert row["refused"] is None and row["named_off"] == 0, (variant, row)
+        assert row["total"] == want, (variant, row)

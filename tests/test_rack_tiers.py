@@ -106,3 +106,40 @@ def test_a_rack_seen_from_the_side_keeps_its_tiles(elevation, yaw):
             off += int(off_the_rack(_dets(q)).sum())
             tiles += len(q)
     assert off <= 0.01 * tiles
+
+
+def _one_side(slots_upper, slots_lower, slots=10, far=0.65):
+    """Boxes of a two-tier stand seen from its right: its tiers run towards a point on the
+    left, so a slot's tiles box `far` as large at the left end as at the right, the upper
+    tier a tier step (at that slot) above the lower."""
+    from bench.synth_tables import tile_corners
+
+    scale = np.linspace(far, 1.0, slots)
+    x = 100 + np.concatenate([[0], np.cumsum(44 * (scale[:-1] + scale[1:]) / 2)])
+    near = 40 / 0.72  # a tile's box height at the near end
+    codes, quads = [], []
+    for tier, slots_in in ((0, slots_upper), (1, slots_lower)):
+        for k in slots_in:
+            w = 40 * scale[k]
+            y = 400 + (tier - 0.5) * near * scale[k]  # the tiers' middle line is level
+            codes.append(f"{'RK'[tier]}{k + 1}")
+            quads.append(tile_corners((x[k], y), 0.0, w, w / 0.72))
+    return codes, quads
+
+
+def test_a_stand_seen_from_one_side_keeps_its_far_upper_tiles():
+    # train/ rummy3-16 as a stand of boxes: two tiles at the far end of the upper tier and
+    # one at its near end, the lower tier nearer the phone. Against the tiers' median box
+    # the far two were narrower than a tier (lying behind) and, across the gap, shorter
+    # than the near one (lying flat past the stand's end); set as at one place along the
+    # rack, they are a tier's (`vision.game.tiers.along_scale`).
+    codes, quads = _one_side([0, 1, 9], [4, 6, 8])
+    assert not off_the_rack(detections_from(codes, quads)).any()
+    # ...and two tiles lying flat past a gap at the far end, in line with the upper tier
+    # and boxed 0.6 as tall as a tier's at their place, are off
+    flat_codes, flat_quads = _one_side([0, 1, 4, 5, 9], [4, 6, 8])
+    for k in (0, 1):
+        centre = flat_quads[k].mean(axis=0)
+        flat_quads[k] = centre + (flat_quads[k] - centre) * [1.0, 0.6]
+    off = off_the_rack(detections_from(flat_codes, flat_quads))
+    assert off.tolist() == [True, True] + [False] * 6

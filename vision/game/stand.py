@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.game.tiers import FLAT_SHARE, HIDDEN_SHOWS, stand_tiers
+from vision.game.tiers import FLAT_SHARE, HIDDEN_SHOWS, at_place, stand_tiers
 from vision.recognition.detections import TileDetections
 from vision.recognition.geometry import TablePlane, tile_frames
 
@@ -259,8 +259,10 @@ def _flat_beyond_a_gap(rows: list, off: np.ndarray, along: np.ndarray, depth: np
     `END_GAP` tile widths from the rest of the row (no box of any way at the row's depth
     in it) and their boxes are shorter than `FLAT_SHARE` of the tiles' across the gap:
     tiles lying flat on the table past the stand's end, in line with a tier (a gap alone
-    is no sign: a player spreads tiles)."""
+    is no sign: a player spreads tiles). Heights are compared at each tile's place along
+    the rack (`vision.game.tiers.at_place` over the other kept tiles)."""
     off = off.copy()
+    kept = np.nonzero(~off)[0]
     for row in rows:
         row = np.asarray([i for i in row if not off[i]], int)
         if len(row) < 2:
@@ -279,7 +281,11 @@ def _flat_beyond_a_gap(rows: list, off: np.ndarray, along: np.ndarray, depth: np
                 rest = np.setdiff1d(row, end)
                 if (heights[end] ** 2).sum() >= (heights[rest] ** 2).sum():
                     continue
-                if np.median(heights[end]) < FLAT_SHARE * np.median(heights[across]):
+                # each set against the kept tiles' height at its place: the far end of a
+                # stand seen from one side boxes shorter than its near end
+                fit = at_place(heights, np.setdiff1d(kept, end), along)
+                share = heights / fit
+                if np.median(share[end]) < FLAT_SHARE * np.median(share[across]):
                     off[end] = True
     return off
 

@@ -54,6 +54,13 @@ STACK_HEIGHTS = (0.75, 1.35)
 # 0.75 median, 16 of 27 under 0.8; rack-tiles-only.md, "A row behind the top tier boxed
 # narrower").
 BEHIND_WIDTH = 0.78
+# Sizes are set at a place along the rack (`at_place`) by a line fit over the tiers'
+# boxes, where at least PLACE_TILES of them spread PLACE_SPREAD of their median size along
+# it and the line stays within PLACE_RANGE times that median: one box boxed askew must not
+# tilt it (rack-tiles-only.md, "A stand seen from one side").
+PLACE_TILES = 3
+PLACE_SPREAD = 1.5
+PLACE_RANGE = 1.5
 
 
 def stand_tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: float,
@@ -83,6 +90,10 @@ def stand_tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: floa
     A row above the tiers whose tiles box narrower than the tier it meets
     (`BEHIND_WIDTH`, where `widths` are given) is no tier, and none beyond it is.
 
+    A row longer than the tiers both ways (`_longer`) has the heights and widths of its
+    tiles past their ends set against the tiers' at those ends (`at_place`): seen from
+    one side, a stand's far end boxes smaller than its near end.
+
     `stacked` (the photo's view, not the plane's: a plane fit over a stand and the table
     makes far rows stack): where the fullest row's chain holds neither row of any pair that
     stacks (`_stacked`), the chain is taken from the fuller row of the heaviest pair."""
@@ -110,16 +121,25 @@ def _chain(start: int, rows: list, depth: np.ndarray, heights: np.ndarray, heigh
     """(the rows taken as tiers from row `start`, as `stand_tiers` says; the short tiles of the
     rows taken for their middle)."""
     level = [float(np.mean(depth[r])) for r in rows]
-    tall = [float(np.median(heights[r])) for r in rows]
     cuts: list[int] = []
     taken: list[int] = [start]
     while len(taken) < MAX_TIERS:
         lo, hi = min(taken), max(taken)
-        tier_height = float(np.median(np.concatenate([heights[rows[k]] for k in taken])))
-        span = along[np.concatenate([rows[j] for j in taken])] if along is not None else None
-        flat = [tall[k] < FLAT_SHARE * tier_height
+        tiers = np.concatenate([rows[k] for k in taken])
+        span = along[tiers] if along is not None else None
+        # every tile of row k beyond both ends of the tiers taken, along the rack
+        beside = [span is not None and bool(((along[rows[k]] < span.min())
+                                             | (along[rows[k]] > span.max())).all())
+                  for k in range(len(rows))]
+        # each tile's box height over the tiers' median; in a row longer than the tiers
+        # both ways, the tiles past their ends over their end's (`at_place`)
+        plain = heights / float(np.median(heights[tiers]))
+        placed = heights / at_place(heights, tiers, along, beyond=True)
+        shares = [placed if _longer(rows[k], tiers, along) else plain for k in range(len(rows))]
+        tall = [float(np.median(shares[k][rows[k]])) for k in range(len(rows))]
+        flat = [tall[k] < FLAT_SHARE
                 and not (k < lo and foot_hidden[rows[k]].mean() >= 0.5
-                         and tall[k] >= HIDDEN_SHOWS * tier_height)
+                         and tall[k] >= HIDDEN_SHOWS)
                 for k in range(len(rows))]
         # a row flat as a whole whose tiles within the tiers' span are not: a tier that
         # tiles lying at its depth beyond the stand's end join; those short ones are off
@@ -129,14 +149,10 @@ def _chain(start: int, rows: list, depth: np.ndarray, heights: np.ndarray, heigh
                 row = np.asarray(rows[k])
                 inside = (along[row] >= span.min()) & (along[row] <= span.max())
                 if flat[k] and inside.sum() >= SPAN_TILES and float(np.median(
-                        heights[row[inside]])) >= FLAT_SHARE * tier_height:
+                        shares[k][row[inside]])) >= FLAT_SHARE:
                     flat[k] = False
-                    cut[k] = [int(i) for i in row if heights[i] < FLAT_SHARE * tier_height]
+                    cut[k] = [int(i) for i in row if shares[k][i] < FLAT_SHARE]
                     near[k] = [int(i) for i in row[inside]]
-        # every tile of row k beyond both ends of the tiers taken, along the rack
-        beside = [span is not None and bool(((along[rows[k]] < span.min())
-                                             | (along[rows[k]] > span.max())).all())
-                  for k in range(len(rows))]
         nexts = []
         for step in (-1, 1):
             k, last = (lo, hi)[step > 0] + step, (lo, hi)[step > 0]
@@ -147,7 +163,7 @@ def _chain(start: int, rows: list, depth: np.ndarray, heights: np.ndarray, heigh
                 if not flat[k]:
                     if (not skipped or len(rows[k]) >= 2) and (
                             top is None or _touches(near, k, lo, hi, top, foot, heights)) and (
-                            step > 0 or not _narrower(near[k], rows[lo], widths)):
+                            step > 0 or not _narrower(near[k], rows[lo], widths, along)):
                         nexts.append(k)
                     break
                 if not beside[k]:
@@ -180,12 +196,57 @@ def _stacked(rows: list, top: np.ndarray, foot: np.ndarray, heights: np.ndarray,
     return pairs
 
 
-def _narrower(upper, lower, widths: np.ndarray | None) -> bool:
+def _narrower(upper, lower, widths: np.ndarray | None, along: np.ndarray | None = None) -> bool:
     """Whether the tiles of row `upper` box narrower than `BEHIND_WIDTH` of those of the
-    tier `lower` it stands on (medians): further away than a tier step."""
+    tier `lower` it stands on (medians; where `upper` reaches past both its ends,
+    `_longer`, the tiles past them against its end's width: `at_place`): further away
+    than a tier step."""
     if widths is None:
         return False
+    upper, lower = np.asarray(upper), np.asarray(lower)
+    if _longer(upper, lower, along):
+        placed = widths[upper] / at_place(widths, lower, along, beyond=True)[upper]
+        return bool(np.median(placed) < BEHIND_WIDTH)
     return bool(np.median(widths[upper]) < BEHIND_WIDTH * np.median(widths[lower]))
+
+
+def _longer(row, tiers, along: np.ndarray | None) -> bool:
+    """Whether `row` has tiles past both ends of the tiers `tiers` along the rack: a tier
+    longer than the one it meets reaches the stand's far and near ends, where a photo from
+    one side boxes the tiles smallest and largest."""
+    if along is None:
+        return False
+    x, ends = along[np.asarray(row)], along[np.asarray(tiers)]
+    return bool((x < ends.min()).any() and (x > ends.max()).any())
+
+
+def at_place(sizes: np.ndarray, tiers, along: np.ndarray | None,
+             beyond: bool = False) -> np.ndarray:
+    """(N,) the size (box height or width) a tile of the tiers `tiers` (indices) has at
+    each tile's place along the rack: `sizes` of the tiers fit as a line along it,
+    clamped to the tiers' span, where `PLACE_TILES` of them spread `PLACE_SPREAD` median
+    sizes along it and the line stays within `PLACE_RANGE` of their median; else their
+    median. `beyond`: the line only past the tiers' ends (the end's size there), their
+    median within their span, where a row lying behind the top tier is judged as before
+    (a line over a few tiles' noisy boxes moved such rows, 0.8 as tall, either way).
+    Seen from one side, a stand's near end boxes larger than its far end, so a row
+    reaching past the tiers' far end set against their median looks narrower and shorter
+    than a tier (real train/ rummy3-16; rack-tiles-only.md, "A stand seen from one
+    side")."""
+    tiers = np.asarray(tiers, int)
+    median = float(np.median(sizes[tiers]))
+    flat = np.full(len(sizes), median)
+    if along is None or len(tiers) < PLACE_TILES:
+        return flat
+    x = along[tiers]
+    if np.ptp(x) < PLACE_SPREAD * median:
+        return flat
+    slope, offset = np.polyfit(x, sizes[tiers], 1)
+    ends = slope * np.array([x.min(), x.max()]) + offset
+    if ends.min() < median / PLACE_RANGE or ends.max() > median * PLACE_RANGE:
+        return flat
+    fit = slope * np.clip(along, x.min(), x.max()) + offset
+    return np.where((along < x.min()) | (along > x.max()), fit, median) if beyond else fit
 
 
 def _beside(a, b, along: np.ndarray) -> bool:
