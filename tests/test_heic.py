@@ -103,10 +103,18 @@ def test_a_rack_photo_sent_as_heic_is_scored_as_its_jpeg_and_kept_as_sent(client
     assert len(as_jpeg["tiles"]) == 14
     assert sorted(as_heic["tiles"]) == sorted(as_jpeg["tiles"])
     assert as_heic["total"] == as_jpeg["total"]
-    kept = client.get(f"/api/games/{game['id']}/photos/{as_heic['photo_id']}",
-                      headers={"X-Token": game["token"]})
+    url = f"/api/games/{game['id']}/photos/{as_heic['photo_id']}"
+    # kept as sent, and given as sent to a browser that shows HEIC (Safari asks for it)
+    kept = client.get(url, headers={"X-Token": game["token"],
+                                    "Accept": "image/webp,image/heic,image/*;q=0.8"})
     assert kept.status_code == 200 and kept.content == heic
     assert kept.headers["content-type"] == "image/heic"
+    # ...and as a JPEG of the same size to one that does not (Chrome's img Accept)
+    shown = client.get(url, headers={"X-Token": game["token"],
+                                     "Accept": "image/avif,image/webp,image/apng,image/*,*/*;q=0.8"})
+    assert shown.status_code == 200 and shown.headers["content-type"] == "image/jpeg"
+    assert "Accept" in shown.headers["vary"]
+    assert Photo.from_bytes(shown.content).shape == Photo.from_bytes(heic).shape
 
 
 def test_rummikub_score_reads_a_heic_rack_photo_as_its_jpeg(tmp_path):
@@ -121,3 +129,29 @@ def test_rummikub_score_reads_a_heic_rack_photo_as_its_jpeg(tmp_path):
     # "...rack.jpg: 14 tiles, penalty 95" and its rows, the same from either file
     said = [out.stdout.split(": ", 1)[1] for out in (as_jpeg, as_heic)]
     assert "14 tiles, penalty" in said[0] and said[1] == said[0]
+
+
+def test_the_page_shows_a_rack_photo_sent_as_heic(tmp_path):
+    # Chrome shows no HEIC: the rack card's photo comes as a JPEG, its marks over it
+    from playwright.sync_api import sync_playwright
+
+    from tests.page_helpers import Server, chromium_path, launch
+    from tests.server_helpers import sample_bytes
+    from tests.test_page_family import _ann_rack_photo
+
+    chromium_path()
+    photo = tmp_path / "rack.heic"
+    photo.write_bytes(_heic(Photo.from_bytes(sample_bytes("rack_marble.jpg")).image()))
+    server = Server(tmp_path / "data").start()
+    try:
+        with sync_playwright() as pw:
+            browser = launch(pw)
+            page, errors, card, reading = _ann_rack_photo(server, browser, photo)
+            assert len(reading["tiles"]) == 14 and not errors
+            shown = card.locator(".rack-view img")
+            page.wait_for_function("(img) => img.complete && img.naturalWidth > 0",
+                                   arg=shown.element_handle(), timeout=30_000)
+            assert shown.evaluate("(img) => [img.naturalWidth, img.naturalHeight]") == [1000, 750]
+            browser.close()
+    finally:
+        server.stop()

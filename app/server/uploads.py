@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 
+import cv2
 from fastapi import UploadFile
 
 from app.server.games import PhotoIn
@@ -60,6 +61,33 @@ def sniff_type(data: bytes) -> str:
     if heif_brand(data):
         return "image/heic"  # an iPhone's; Safari shows it, the page's other browsers not
     return "application/octet-stream"
+
+
+# A stored photo shown as a JPEG has at most this long side: the page shows it at a phone's
+# width, and its marks are placed in the photo's own pixels, scaled with it.
+SHOWN_SIDE = 2048
+
+
+def shown_as_jpeg(data: bytes, content_type: str, budget) -> tuple[bytes, str]:
+    """(JPEG bytes, "image/jpeg") of a stored photo for a browser that cannot show its own
+    format (a HEIC: only Safari shows one), at most `SHOWN_SIDE` long, decoded within the
+    server's decode `budget` as an upload is; the photo as stored where it cannot be."""
+    try:
+        photo = check_photo(data)
+        held = budget.acquire(decode_bytes(photo))
+    except (PhotoError, TooMuchToDecode, ServerBusy):
+        return data, content_type
+    try:
+        image = photo.reduced(photo.reduction_for(SHOWN_SIDE))
+        scale = SHOWN_SIDE / max(image.shape[:2])
+        if scale < 1:
+            image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    except PhotoError:
+        return data, content_type
+    finally:
+        budget.release(held)
+    return (jpeg.tobytes(), "image/jpeg") if ok else (data, content_type)
 
 
 def progressive(data: bytes) -> bool:

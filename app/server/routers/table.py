@@ -28,7 +28,7 @@ from app.server.refusals import Refused
 from app.server.routers.deps import MAX_ID, Play, Watch, service
 from app.server.routers.games import ERRORS
 from app.server.routers.sockets import receive_within
-from app.server.uploads import budgeted_photo, check_type, upload_bytes
+from app.server.uploads import budgeted_photo, check_type, shown_as_jpeg, upload_bytes
 
 router = APIRouter(prefix="/api/games", tags=["table"])
 
@@ -210,10 +210,15 @@ def frame_stats(request: Request, access: Watch):
 @router.get("/{game_id}/photos/{photo_id}", responses={**ERRORS, 200: {
     "content": {"image/jpeg": {}}, "description": "the photo as sent"}})
 def get_photo(photo_id: str, request: Request, access: Watch):
-    """A stored photo (table, rack, start draw, or the camera frame a reading came from)."""
+    """A stored photo (table, rack, start draw, or the camera frame a reading came from),
+    as sent; a HEIC as a JPEG to a browser that does not ask for HEIC by name (Chrome and
+    Firefox show none; Safari asks)."""
     data, content_type = service(request).photo(access.game.id, photo_id[:MAX_ID])
+    if content_type == "image/heic" and "image/heic" not in request.headers.get("accept", ""):
+        data, content_type = shown_as_jpeg(data, content_type,
+                                           request.app.state.decode_budget)
     return Response(data, media_type=content_type,
-                    headers={"X-Content-Type-Options": "nosniff",
+                    headers={"X-Content-Type-Options": "nosniff", "Vary": "Accept",
                              "Cache-Control": "private, max-age=86400"})
 
 
