@@ -18,7 +18,8 @@ from app.server.games import PhotoIn
 from app.server.limits import ServerBusy, TooMuchToDecode
 from app.server.messages import photo_message, say
 from app.server.refusals import Refused
-from vision.recognition.decode import MAX_PIXELS, Photo, PhotoError, heif_brand
+from vision.recognition.decode import MAX_PIXELS, Photo, PhotoError
+from vision.recognition.heif import heif_brand
 from vision.recognition.pipeline import detection_reduction
 
 IMAGE_TYPES = ("image/",)

@@ -195,8 +195,8 @@ def read_header(data: bytes) -> Header:
         header = _tiff_header(data)
     elif data[:2] == b"BM":
         header = _bmp_header(data)
-    elif heif_brand(data):
-        header = _heif_header(data)
+    elif heif.heif_brand(data):
+        header = heif.heif_header(data)
     elif data[:6] in (b"GIF87a", b"GIF89a"):
         raise PhotoError("GIF is not read: its 256-colour palette changes the tiles' colours; "
                          f"send the photo as {ACCEPTED}")
@@ -211,72 +211,10 @@ def read_header(data: bytes) -> Header:
     return header
 
 
-# HEIF brands whose images are HEVC (an iPhone's photo: heic; mif1 its generic brand)
-_HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"hevm", b"hevs",
-                b"mif1", b"msf1")
-
-
-def _ftyp_brands(data: bytes) -> list[bytes]:
-    """The major and compatible brands of an ISO media file's ftyp box ([] if none)."""
-    if data[4:8] != b"ftyp" or len(data) < 12:
-        return []
-    size = min(int.from_bytes(data[:4], "big"), len(data), 256)
-    return [data[8:12]] + [data[i:i + 4] for i in range(16, size - 3, 4)]
-
-
-def heif_brand(data: bytes) -> bool:
-    """A HEIF file whose images are HEVC (not AVIF: a mif1 file may hold either)."""
-    brands = _ftyp_brands(data)
-    return bool(brands) and brands[0] in _HEIF_BRANDS and b"avif" not in brands \
-        and b"avis" not in brands
-
-
-def _open_heif(data: bytes):
-    """pillow-heif's lazy view of HEIF bytes (nothing decoded yet), or PhotoError."""
-    try:
-        import pillow_heif
-    except ImportError:
-        raise PhotoError(f"HEIC is not read here (pillow-heif is not installed): send the "
-                         f"photo as {ACCEPTED.replace(' or HEIC', '')}") from None
-    try:
-        return pillow_heif.open_heif(data, convert_hdr_to_8bit=True, bgr_mode=True)
-    except (ValueError, RuntimeError, OSError, SyntaxError, EOFError) as error:
-        raise PhotoError("corrupt photo: the HEIC data could not be read "
-                         f"({_first_line(error)})") from None
-
-
-def _heif_header(data: bytes) -> Header:
-    """A HEIC's upright size, from its container (the primary image's, turned as its
-    rotation says): no pixel is decoded."""
-    width, height = _open_heif(data).size
-    return Header("HEIC", int(width), int(height))
-
-
-def _decode_heif(data: bytes) -> np.ndarray:
-    """The HEIC's primary image, upright, BGR uint8."""
-    try:
-        image = np.asarray(_open_heif(data))
-    except PhotoError:
-        raise
-    except (ValueError, RuntimeError, OSError, MemoryError) as error:
-        raise PhotoError("corrupt photo: the HEIC image data could not be decoded "
-                         f"({_first_line(error)})") from None
-    if image.ndim == 3 and image.shape[2] == 4:
-        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    elif image.ndim == 2:
-        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    return np.ascontiguousarray(image)
-
-
-def _first_line(error: Exception) -> str:
-    """An error's words on one line (libheif's end with a newline)."""
-    return " ".join(str(error).split())
-
-
 def _other_format(data: bytes) -> str | None:
     """The name of an image format OpenCV might read but whose size is not checked here."""
     if data[4:8] == b"ftyp":
-        brands = _ftyp_brands(data)
+        brands = heif.ftyp_brands(data)
         if b"avif" in brands or b"avis" in brands:
             return "AVIF"
     if data[:4] in (b"II+\x00", b"MM\x00+"):
@@ -469,7 +407,7 @@ class Photo:
 
     def _decode(self, flag: int) -> np.ndarray:
         if self.header.format == "HEIC":
-            return _decode_heif(self.data)  # upright already; `reduced` shrinks it
+            return heif.decode_heif(self.data)  # upright already; `reduced` shrinks it
         buffer = np.frombuffer(self.data, np.uint8)
         image = cv2.imdecode(buffer, flag | cv2.IMREAD_IGNORE_ORIENTATION)
         if image is None:
@@ -549,3 +487,7 @@ def read_photo(path) -> np.ndarray:
         return photo.image()
     except PhotoError as error:
         raise PhotoError(f"{path}: {error}") from None
+
+
+# HEIC: its own module (pillow-heif's glue), which takes PhotoError and Header from here.
+from vision.recognition import heif  # noqa: E402
