@@ -13,7 +13,8 @@ logo, the white edition, tiles lying by): the nearest real thing there is.
 
 Then (unless `--as-taken`) each photo again as a phone might have taken it otherwise
 (`VARIANTS`: upright, turned, tilted, brighter and darker, smaller, a harder JPEG, a
-little blur), JPEG-encoded and read from its bytes: the same stand, so the same total.
+little blur; and as an iPhone saves it, HEIC), encoded and read from its bytes: the same
+stand, so the same total.
 And each with a hand of each of `bench.hands`' six kinds painted over a tile of the rack
 (fixed seeds, `HAND_SEEDS`; hands covering under `bench.eval_cover.OVER` of a tile left
 out): refused, read with a doubt said beside the total (a hand? no tile found on the
@@ -57,6 +58,20 @@ def _sized(share: float):
                                           interpolation=cv2.INTER_AREA))
 
 
+def _heic(image: np.ndarray) -> bytes:
+    """The photo as an iPhone saves it by default: HEIC (HEVC at quality 90, pillow-heif's
+    encoder), read through `vision.recognition.heif`."""
+    import io
+
+    import pillow_heif
+
+    h, w = image.shape[:2]
+    out = io.BytesIO()
+    pillow_heif.from_bytes(mode="BGR", size=(w, h), data=np.ascontiguousarray(image).tobytes()
+                           ).save(out, quality=90, format="HEIF")
+    return out.getvalue()
+
+
 HAND_SEEDS = 77_000
 
 # name -> the photo (BGR) as JPEG bytes taken so
@@ -71,6 +86,7 @@ VARIANTS = {
     "16 MP": lambda image: _jpeg(cv2.resize(image, (4624, 3468), interpolation=cv2.INTER_CUBIC)),
     "JPEG 60": lambda image: _jpeg(image, 60),
     "blur sigma 1": lambda image: _jpeg(cv2.GaussianBlur(image, (0, 0), 1.0)),
+    "HEIC": _heic,
 }
 
 
