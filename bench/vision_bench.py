@@ -94,6 +94,7 @@ STEPS = {
     "classify.crop": "tile crops (one warp each)",
     "classify.tensor": "crops -> classifier tensor",
     "classify.network": "classifier network",
+    "classify.joker_look": "the joker look (a second classifier, doubtful numbered readings only)",
 }
 
 

@@ -66,12 +66,15 @@ class TileClassifier:
         self.last_crops = np.zeros((0, 0, 0, 3), np.uint8)
 
     @classmethod
-    def load(cls, models_dir: Path | str = MODELS_DIR, threads: int = DEFAULT_THREADS) -> TileClassifier:
+    def load(cls, models_dir: Path | str = MODELS_DIR, threads: int = DEFAULT_THREADS,
+             stem: str = "classifier") -> TileClassifier:
+        """The classifier `stem`.onnx in `models_dir`, with its sidecar `stem`.json (the
+        joker look is a second one: `vision.recognition.joker_look`)."""
         models_dir = Path(models_dir)
-        model = models_dir / "classifier.onnx"
+        model = models_dir / f"{stem}.onnx"
         if not model.is_file():
             raise ModelsMissing(f"no classifier model at {model} (run `make train`)")
-        spec_path = models_dir / "classifier.json"
+        spec_path = models_dir / f"{stem}.json"
         spec = read_sidecar(spec_path) if spec_path.is_file() else {}
         classifier = cls(load_session(model, threads), spec)
         # A profile is tied to the exact model file it was made with.

@@ -116,6 +116,9 @@ class TileReader:
         # classifier cut them (`dropped_finds`)
         self.last_find_kept, self.last_find_crops = None, None
         self.last_stretched_regions = None  # [(x0, y0, x1, y1)] per stretch, image pixels
+        # A second classifier asked whether a doubtful numbered reading is a joker of a
+        # face no training edition prints (`vision.recognition.joker_look`); None: not asked.
+        self.joker_look = None
 
     @classmethod
     def load(cls, models_dir: Path | str | None = None, profile=None, **kwargs) -> TileReader:
@@ -144,6 +147,9 @@ class TileReader:
                 raise ModelUnreadable(f"model settings file {spec_path} cannot be read: "
                                       f"no number 'reject_below' ({error})") from None
         reader = cls(TileDetector.load(models_dir), TileClassifier.load(models_dir), **kwargs)
+        from vision.recognition.joker_look import JokerLook
+
+        reader.joker_look = JokerLook.load(models_dir)  # optional; unreadable: ModelUnreadable
         if profile is None:
             return reader
         if isinstance(profile, str | Path):
@@ -354,6 +360,13 @@ class TileReader:
             upright, probs, flip = self._second_look(image_bgr, quads, keep, upright, probs, flip)
             if self.last_second_looks[0]:
                 timings["classify.second_look"] = time.perf_counter() - second
+        if self.joker_look is not None:
+            look = time.perf_counter()
+            upright, probs, flip = self.joker_look.relook(image_bgr, upright, keep, probs,
+                                                          flip, self.labels)
+            if self.joker_look.last_asked:
+                timings["classify.joker_look"] = timings.get(
+                    "classify.joker_look", 0.0) + time.perf_counter() - look
         if full_shape is not None:
             upright = _rescale(upright, image_bgr.shape, full_shape)
         timings["classify"] = timings.pop("classify.first_pass", 0.0) + time.perf_counter() - start
