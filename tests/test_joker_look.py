@@ -161,4 +161,3 @@ def test_the_look_changes_nothing_on_the_real_valid_photos(tile_reader, valid_by
         asked += tile_reader.joker_look.last_asked
         assert list(looked.codes) == list(without.read(image).codes), photo.key
     assert asked > 0  # it was asked on some of them, and said "not a joker"
-
