@@ -161,3 +161,20 @@ def test_the_look_changes_nothing_on_the_real_valid_photos(tile_reader, valid_by
         asked += tile_reader.joker_look.last_asked
         assert list(looked.codes) == list(without.read(image).codes), photo.key
     assert asked > 0  # it was asked on some of them, and said "not a joker"
+
+
+def test_a_white_close_up_with_a_butterfly_joker_reads_right(tile_reader):
+    # Rendered white close-up 700,023 (bench.eval_white_racks): its joker wears a
+    # butterfly, which the first classifier took for an R8.
+    if tile_reader.joker_look is None:
+        pytest.skip("no joker_look.onnx beside the models")
+    from bench.eval_white_racks import render, score_photo
+    from referee import DEFAULT_RULES
+    from vision.game.cover import read_rack_photo
+    from vision.recognition.decode import Photo
+
+    _seed, scene, data = render(700_023, "closeup")
+    rack = read_rack_photo(tile_reader, Photo.from_bytes(data), DEFAULT_RULES)
+    score = score_photo(scene, rack)
+    assert score["right"] == score["tiles"] == 11 and score["false"] == 0, score
+    assert "J" in rack.codes, rack.codes
