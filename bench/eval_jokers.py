@@ -12,8 +12,9 @@ baseline in the same run, the same edition's own joker face and its numbered til
 Reported: the share read as J, what the others were read as, and how many of those the
 reader would mark "?" for the players to check (best probability under its
 `uncertain_below`). Then the whole reader (detector, crop, the not-a-tile rule, the joker
-look of `vision.recognition.joker_look` where its file ships, "?" marks) on a 1000x750 table with the tile between two numbered tiles of its edition, 90 px
-high, slightly tilted: read right, misread, or not found. Target: every unfamiliar joker
+look of `vision.recognition.joker_look` where its file ships, "?" marks) on a 1000x750
+table with the tile between two numbered tiles of its edition, 90 px high, slightly
+tilted: read right, misread, or not found. Target: every unfamiliar joker
 face read as J.
 
 Training never draws these three faces, except on its rendered stands with depth
