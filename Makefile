@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 DATA ?= ../shared/data/rummikub-nvypk
 PHOTOS ?= sample_images/*.jpg
 
-.PHONY: run scan test lint eval bench train finetune clean
+.PHONY: run scan test lint eval bench train train-joker-look finetune clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -80,9 +80,16 @@ bench: $(VENV)/.installed
 	$(PY) -m bench.calibrate_bench
 	RUMMIKUB_DATA=$(DATA) $(PY) -m bench.rack_bench
 
-## train: rebuild every model in models/ from scratch on the CPU
+## train: rebuild every model in models/ from scratch on the CPU (the joker look last: it is
+## fine-tuned from the classifier just trained)
 train: $(VENV)/.train-installed
 	RUMMIKUB_DATA=$(DATA) $(PY) -m training.train_all
+	$(MAKE) train-joker-look
+
+## train-joker-look: models/joker_look.onnx again from models/classifier.onnx (~20 min, 1 thread;
+## its recipe: models/joker_look.md)
+train-joker-look: $(VENV)/.train-installed
+	RUMMIKUB_DATA=$(DATA) $(PY) -m training.joker_look --init models/classifier.onnx --out models
 
 ## finetune: the recipe of the shipped models (~90 min on 2 cores): (1) both networks continued
 ## from models/ on the real photos + rendered editions, side by side (52 min); (2) that

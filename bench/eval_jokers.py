@@ -14,8 +14,9 @@ reader would mark "?" for the players to check (best probability under its
 `uncertain_below`). Then the whole reader (detector, crop, the not-a-tile rule, the joker
 look of `vision.recognition.joker_look` where its file ships, "?" marks) on a 1000x750
 table with the tile between two numbered tiles of its edition, 90 px high, slightly
-tilted: read right, misread, or not found. Target: every unfamiliar joker
-face read as J.
+tilted, and again alone and beside one of them (a rack's last tiles, where the joker
+look's photo-wide rule differs: `joker_look.MIN_SQUASHED`): read right, misread, or not
+found. Target: every unfamiliar joker face read as J.
 
 Training never draws these three faces, except on its rendered stands with depth
 (`training.render3d.scene._texture`, 15 % of their jokers) when a run asks for stands
@@ -35,6 +36,8 @@ from bench import model_eval_parser, run_models_eval
 SIZE = 160  # px: the tile's height on the picture
 CODES = ("K1", "R5", "B8", "O12", "K13", "R10")  # numbered tiles beside them
 ROW_SIZE = 90  # px: a tile's height in the whole reader's 1000x750 picture
+# The whole reader's layouts: (tiles beside the face, the first seed of their pictures).
+LAYOUTS = {"row": (2, 53_000), "alone": (0, 54_000), "beside one": (1, 55_000)}
 
 
 def _on_table(face: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -57,8 +60,9 @@ def _on_table(face: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, n
 
 
 def _in_a_row(face: np.ndarray, beside: list, rng: np.random.Generator):
-    """A 1000x750 table with `face` between the two `beside` tiles, each ROW_SIZE px high,
-    seen slightly tilted as a phone above a table sees it, and the face's quad."""
+    """A 1000x750 table with `face` after the first of the `beside` tiles (none, one or two)
+    and before the second, each ROW_SIZE px high, seen slightly tilted as a phone above a
+    table sees it, and the face's quad."""
     import cv2
 
     from training import render as R
@@ -67,13 +71,15 @@ def _in_a_row(face: np.ndarray, beside: list, rng: np.random.Generator):
     w = int(round(h * face.shape[1] / face.shape[0]))
     table = np.empty((750, 1000, 3), np.float32)
     table[:] = rng.uniform(60, 170, 3)
-    x0, y0 = 500 - 3 * w // 2 - 2, 375 - h // 2
+    row = [*beside[:1], face, *beside[1:2]]
+    x0, y0 = 500 - len(row) * w // 2 - 2, 375 - h // 2
+    at = min(len(beside), 1)  # the face's place in the row
     quad = None
-    for j, f in enumerate((beside[0], face, beside[1])):
+    for j, f in enumerate(row):
         x = x0 + j * (w + 2)
         q = np.float32([[x, y0], [x + w, y0], [x + w, y0 + h], [x, y0 + h]])
         R._draw_tile(table, f, q, np.float32([0, h * 0.09]))
-        if j == 1:
+        if j == at:
             quad = q
     tilt = np.float32([[rng.uniform(0, 40), rng.uniform(0, 30)],
                        [1000 - rng.uniform(0, 40), rng.uniform(0, 30)], [1000, 750], [0, 750]])
@@ -113,7 +119,9 @@ def evaluate(models_dir=None, looks: int = 12, log=print) -> dict:
     for kind, rows in faces.items():
         read = Counter()
         right = flagged = 0
-        whole = Counter()  # what the whole reader (detector, crop, not-a-tile rule) makes of it
+        # what the whole reader (detector, crop, not-a-tile rule) makes of it in a run of
+        # three, and on a rack's last tiles: alone, and beside one other
+        whole = {layout: Counter() for layout in LAYOUTS}
         for i, (_name, code, face, rng, beside) in enumerate(rows):
             img, quad = _on_table(face, rng)
             _upright, probs = classifier.classify(img, quad[None])
@@ -122,15 +130,20 @@ def evaluate(models_dir=None, looks: int = 12, log=print) -> dict:
             if got != code:
                 read[got] += 1
                 flagged += float(probs[0].max()) < unsure
-            row, quad = _in_a_row(face, beside, np.random.default_rng(53_000 + i))
-            whole[_whole_reading(reader, row, quad, code)] += 1
+            for layout, (others, seeds) in LAYOUTS.items():
+                row, quad = _in_a_row(face, beside[:others], np.random.default_rng(seeds + i))
+                whole[layout][_whole_reading(reader, row, quad, code)] += 1
         out[kind] = {"right": right, "of": len(rows), "misread_as": dict(read.most_common()),
-                     "misread_marked_unsure": flagged, "whole_reader": dict(whole)}
+                     "misread_marked_unsure": flagged, "whole_reader": dict(whole["row"]),
+                     "whole_reader_alone": dict(whole["alone"]),
+                     "whole_reader_beside_one": dict(whole["beside one"])}
         log(f"{kind}: {right}/{len(rows)} read right"
             + (f"; misread as {dict(read.most_common(5))}, {flagged} of them marked '?' "
                f"(best probability under {unsure})" if read else "")
-            + f"; the whole reader: {_said(whole)}")
+            + f"; the whole reader: {_said(whole['row'])}; alone: {_said(whole['alone'])}; "
+            f"beside one tile: {_said(whole['beside one'])}")
     return out
+
 
 
 WHOLE = ("read right", "read right, marked '?'", "misread", "misread, marked '?'", "not found")

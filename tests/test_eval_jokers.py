@@ -24,10 +24,16 @@ def test_unfamiliar_star_and_logo_jokers_read_as_jokers():
     assert sum(out["butterfly"]["misread_as"].values()) == 9 - out["butterfly"]["right"]
     # the whole reader, on a table with the tile in a run: its baseline reads right
     for kind in ("own joker", "numbers"):
-        assert out[kind]["whole_reader"] == {"read right": 9}, (kind, out[kind])
+        for layout in ("whole_reader", "whole_reader_alone", "whole_reader_beside_one"):
+            assert out[kind][layout] == {"read right": 9}, (kind, layout, out[kind])
     assert all(sum(v["whole_reader"].values()) == 9 for v in out.values())
     from vision.recognition.joker_look import MODEL_STEM
     from vision.recognition.settings import MODELS_DIR
 
     if (MODELS_DIR / f"{MODEL_STEM}.onnx").is_file():  # the joker look ships
         assert out["butterfly"]["whole_reader"].get("read right", 0) >= 8, out["butterfly"]
+        # a rack's last tiles: the butterfly alone, or beside one tile (without the
+        # few-tile rule of `joker_look.MIN_SQUASHED`, 0 of 9 each)
+        assert out["butterfly"]["whole_reader_alone"].get("read right", 0) >= 8, out["butterfly"]
+        assert out["butterfly"]["whole_reader_beside_one"].get("read right", 0) >= 7, (
+            out["butterfly"])

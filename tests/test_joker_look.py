@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.recognition.joker_look import BELOW, SURE, JokerLook
+from vision.recognition.joker_look import BELOW, MIN_SQUASHED, SURE, SURE_FEW, JokerLook
 from vision.recognition.labels import TILE_CLASSES
 
 J = TILE_CLASSES.index("J")
@@ -87,6 +87,23 @@ def test_a_photo_read_unsurely_as_a_whole_is_not_asked():
     second = _Second(joker=0.99)
     assert (_ask(JokerLook(second), probs) == probs).all() and second.asked == 0
 
+
+
+def test_a_rack_of_a_few_tiles_is_asked_but_needs_a_surer_joker():
+    # a lone doubtful tile, or one of two, is half the photo, but no squashed view: asked
+    for sure in ([0.5], [0.99, 0.5], [0.5, 0.6]):
+        probs = _reading(sure)
+        second = _Second(joker=SURE_FEW + 0.01)
+        out = _ask(JokerLook(second), probs)
+        assert second.asked == sum(s < BELOW for s in sure)
+        assert out[-1].argmax() == J, sure
+        # ...where a joker as sure as a fuller photo's needs is not enough
+        if SURE < SURE_FEW - 0.02:
+            assert (_ask(JokerLook(_Second(joker=SURE_FEW - 0.02)), probs) == probs).all()
+    # MIN_SQUASHED unsure tiles make a squashed photo again, however few the tiles
+    probs = _reading([0.5] * MIN_SQUASHED)
+    second = _Second(joker=0.99)
+    assert (_ask(JokerLook(second), probs) == probs).all() and second.asked == 0
 
 def test_a_reader_with_other_labels_is_not_asked():
     probs = _reading([0.99, 0.99, 0.5])

@@ -10,8 +10,9 @@ it is worse at other things (tiles lying flat, views squashed by a low phone) an
 replace the first (docs/decisions/joker-faces.md, "A second opinion").
 
 So it is asked about one kind of tile only: one the first classifier reads as a numbered
-tile with a best probability under BELOW, in a photo that is not read unsurely as a whole.
-Where it says "joker" with at least SURE, its reading replaces the first. Its file is
+tile with a best probability under BELOW, in a photo that is not read unsurely as a whole
+(a rack of a few tiles never is: `MIN_SQUASHED`). Where it says "joker" with at least SURE
+(`SURE_FEW` on such a rack), its reading replaces the first. Its file is
 optional: without `joker_look.onnx` beside the models the reader reads as before.
 """
 
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.recognition.squashed_view import squashed_photo
+from vision.recognition.squashed_view import UNSURE, squashed_photo
 
 MODEL_STEM = "joker_look"
 # Only a reading at most this sure is asked about: the butterflies of `bench.eval_jokers`
@@ -33,6 +34,13 @@ BELOW = 0.95
 # 0.8 instead of 0.9 those benches read line for line alike, and 2 more butterflies right
 # (docs/decisions/joker-faces.md, "A second opinion").
 SURE = 0.8
+# A photo of a few tiles (a rack near the round's end) with half of them unsure is not read
+# unsurely "as a whole": with fewer than MIN_SQUASHED unsure tiles it is asked, but a joker
+# then needs SURE_FEW. Butterflies alone / beside one tile read right 2 / 3 of 36 before,
+# 33 / 32 at 0.9 (34 / 33 at 0.8); real photos cut to 1-4 tiles changed 4 readings at 0.9,
+# each a tile the cut halves (8 at 0.8; docs/decisions/joker-faces.md, "A rack of few tiles").
+MIN_SQUASHED = 3
+SURE_FEW = 0.9
 
 
 class JokerLook:
@@ -71,8 +79,11 @@ class JokerLook:
         best = probs.max(axis=1)
         # A photo read unsurely as a whole (squashed by a low phone) is no place to ask:
         # there numerals drawn out of shape look like pictures to it too.
+        sure = SURE
         if squashed_photo(best[keep]):
-            return unchanged
+            if int((best[keep] < UNSURE).sum()) >= MIN_SQUASHED:
+                return unchanged
+            sure = SURE_FEW
         joker = labels.index("J")
         asked = np.flatnonzero(keep & (best < BELOW) & (probs.argmax(axis=1) != joker))
         self.last_asked = len(asked)
@@ -80,7 +91,7 @@ class JokerLook:
             return unchanged
         crops = self.classifier.crops(image_bgr, upright[asked])
         second, turned_share = self.classifier.predict_joint(crops)
-        take = second[:, joker] >= SURE
+        take = second[:, joker] >= sure
         self.last_taken = int(take.sum())
         if not take.any():
             return unchanged
