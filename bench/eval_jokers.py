@@ -145,7 +145,6 @@ def evaluate(models_dir=None, looks: int = 12, log=print) -> dict:
     return out
 
 
-
 WHOLE = ("read right", "read right, marked '?'", "misread", "misread, marked '?'", "not found")
 
 
