@@ -36,9 +36,10 @@ BELOW = 0.95
 SURE = 0.8
 # A photo of a few tiles (a rack near the round's end) with half of them unsure is not read
 # unsurely "as a whole": with fewer than MIN_SQUASHED unsure tiles it is asked, but a joker
-# then needs SURE_FEW. Butterflies alone / beside one tile read right 2 / 3 of 36 before,
-# 33 / 32 at 0.9 (34 / 33 at 0.8); real photos cut to 1-4 tiles changed 4 readings at 0.9,
-# each a tile the cut halves (8 at 0.8; docs/decisions/joker-faces.md, "A rack of few tiles").
+# then needs SURE_FEW. Butterflies alone / beside one tile read right 7 / 6 of 36 before,
+# 35 / 32 after (`bench.eval_jokers`); real photos cut to 1-4 tiles changed 2 readings at
+# 0.9, each a tile the cut halves (4 at 0.8; docs/decisions/joker-faces.md, "A rack of few
+# tiles").
 MIN_SQUASHED = 3
 SURE_FEW = 0.9
 
@@ -63,14 +64,17 @@ class JokerLook:
         return cls(TileClassifier.load(models_dir, stem=MODEL_STEM))
 
     def relook(self, image_bgr: np.ndarray, upright: np.ndarray, keep: np.ndarray,
-               probs: np.ndarray, flip: np.ndarray | None, labels):
+               probs: np.ndarray, flip: np.ndarray | None, labels, whole_photo: bool = True):
         """(upright, probs, flip) as `TileReader` reads them (corners (N, 4, 2) in
         `image_bgr`'s pixels, class probabilities (N, C), the share of each class that says
         the tile lies the other way round (N, C) or None), with the kept finds (`keep`) it
         reads as jokers given its own reading, and its own up: an 8 reads the same either
         way up, so the first classifier's up for it is anyone's guess, and the stand's
         rules and gates look at where a tile's foot is. `labels`: the reader's, which must
-        be the second classifier's too (a profile's head with other labels is not asked)."""
+        be the second classifier's too (a profile's head with other labels is not asked).
+        `whole_photo`: the finds are the whole photo's first reading; a later pass's few
+        finds (a finer scale, the view from above, the stretched photo) are no rack of a
+        few tiles (`MIN_SQUASHED`)."""
         self.last_asked = self.last_taken = 0
         labels = tuple(labels)
         unchanged = upright, probs, flip
@@ -81,7 +85,7 @@ class JokerLook:
         # there numerals drawn out of shape look like pictures to it too.
         sure = SURE
         if squashed_photo(best[keep]):
-            if int((best[keep] < UNSURE).sum()) >= MIN_SQUASHED:
+            if not whole_photo or int((best[keep] < UNSURE).sum()) >= MIN_SQUASHED:
                 return unchanged
             sure = SURE_FEW
         joker = labels.index("J")

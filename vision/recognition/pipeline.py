@@ -191,7 +191,7 @@ class TileReader:
         dropped = dropped_finds(quads, self.last_find_kept, self.last_find_crops)
 
         def read_finds(quads, scores):
-            return self._classified(image_bgr, quads, scores, timings)
+            return self._classified(image_bgr, quads, scores, timings, whole_photo=False)
 
         detections = self._finer(
             image_bgr.shape, detections, timings,
@@ -230,12 +230,13 @@ class TileReader:
             return _rescale(quads, finer.shape, photo.shape), scores
 
         detections = self._finer(photo.shape, detections, timings, detect_finer,
-                                 lambda q, s: self._read_from(photo, factor, q, s, timings))
+                                 lambda q, s: self._read_from(photo, factor, q, s, timings,
+                                                              whole_photo=False))
         # The view from above and the stretched photo are made from the detector's decode,
         # in its pixels.
         def read_small(quads, scores):
             return self._read_from(photo, factor, _rescale(quads, small.shape, photo.shape),
-                                   scores, timings)
+                                   scores, timings, whole_photo=False)
 
         detections = self._on_plane(small, detections,
                                     _rescale(detections.corners, photo.shape, small.shape),
@@ -255,9 +256,11 @@ class TileReader:
             return (*self.detector.detect(image_bgr), None)
         return with_weak(image_bgr, weak_score=WEAK_SCORE)
 
-    def _read_from(self, photo, coarsest: int, quads, scores, timings: dict) -> TileDetections:
+    def _read_from(self, photo, coarsest: int, quads, scores, timings: dict,
+                   whole_photo: bool = True) -> TileDetections:
         """Classify the finds at `quads` (the whole photo's pixels), cropped from the
-        coarsest decode (at most 1/`coarsest`) where every one is still sharp enough."""
+        coarsest decode (at most 1/`coarsest`) where every one is still sharp enough
+        (`whole_photo` as `_classified`'s)."""
         start = time.perf_counter()
         size = getattr(self.classifier, "size", None)
         factor = coarsest
@@ -265,7 +268,8 @@ class TileReader:
             factor = crop_reduction(quads, size, coarsest=factor)
         source = photo.reduced(factor)
         timings["decode"] += time.perf_counter() - start
-        return self._classified(source, quads, scores, timings, full_shape=photo.shape)
+        return self._classified(source, quads, scores, timings, full_shape=photo.shape,
+                                whole_photo=whole_photo)
 
     def _finer(self, shape, detections: TileDetections, timings: dict, detect_at,
                read_finds) -> TileDetections:
@@ -327,9 +331,10 @@ class TileReader:
         return merge(detections, read_finds(found, scores))
 
     def _classified(self, image_bgr: np.ndarray, quads, scores, timings: dict,
-                    full_shape=None) -> TileDetections:
+                    full_shape=None, whole_photo: bool = True) -> TileDetections:
         """Read the tiles at `quads` (the whole photo's pixels) by cropping them from
-        `image_bgr`, which is the photo shrunk from `full_shape` when that is given."""
+        `image_bgr`, which is the photo shrunk from `full_shape` when that is given.
+        `whole_photo`: the first pass's finds, not a later pass's (`JokerLook.relook`)."""
         self.last_find_kept, self.last_find_crops = np.zeros(len(quads), bool), None
         if len(quads) == 0:
             timings["classify"] = timings.pop("classify.first_pass", 0.0)
@@ -363,7 +368,7 @@ class TileReader:
         if self.joker_look is not None:
             look = time.perf_counter()
             upright, probs, flip = self.joker_look.relook(image_bgr, upright, keep, probs,
-                                                          flip, self.labels)
+                                                          flip, self.labels, whole_photo)
             if self.joker_look.last_asked:
                 timings["classify.joker_look"] = timings.get(
                     "classify.joker_look", 0.0) + time.perf_counter() - look
