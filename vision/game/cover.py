@@ -41,7 +41,9 @@ said beside the rack's total, not a refusal. A pixel coloured like the stand (le
 its tiles' feet, `_stand_colour`) is never foreign there: a brown stand's empty ledges are
 skin-hued (docs/decisions/covered-photo.md, "A rack photo: over the rows or beside them",
 "The stand's hull", "A foreign piece beside the stand", "A skin-hued stand" and "Painted
-hands over the real rack photos").
+hands over the real rack photos"). Last, a skin-coloured piece over the stand's own body,
+where only the stand or a tile can be, refuses a rack photo too (`Cover.over_stand`,
+`vision.game.stand_body`): a pale hand there is like the white table, not like the stand.
 
 The thresholds were chosen on the real valid/ photos with hands painted over them
 (`python -m bench.eval_cover`, docs/decisions/covered-photo.md). A grey or black sleeve is
@@ -128,14 +130,20 @@ class Cover:
     # ...and of the foreign pieces, the largest reaching into the stand tiles' hull grown
     # by `HULL_GROW` (a rack photo's; None: a table photo, judged on `area`)
     area_over: float | None = None
+    # a rack photo's skin-coloured piece over the stand's own body, tile areas
+    # (`vision.game.stand_body`; None: a table photo)
+    over_stand: float | None = None
 
     def problems(self, rack: bool = False) -> list[str]:
         """["covered"] when something lies over the tiles, else []. On a `rack` photo
         a foreign piece and smooth skin count only over the hull of the stand's tiles (the
         module's doc)."""
+        from vision.game.stand_body import MAX_OVER
+
         area = self.area if not rack or self.area_over is None else self.area_over
         smooth = self.smooth_over if rack else self.smooth
-        seen = area >= MAX_AREA or smooth >= MAX_SMOOTH
+        body = self.over_stand if rack and self.over_stand is not None else 0.0
+        seen = area >= MAX_AREA or smooth >= MAX_SMOOTH or body >= MAX_OVER
         return ["covered"] if self.tiles and seen else []
 
     def doubts(self, rack: bool = False) -> list[str]:
@@ -151,6 +159,8 @@ class Cover:
                 "smooth_over": round(float(self.smooth_over), 2),
                 **({} if self.area_over is None
                    else {"area_over": round(float(self.area_over), 2)}),
+                **({} if self.over_stand is None
+                   else {"over_stand": round(float(self.over_stand), 2)}),
                 "tiles": self.tiles, "problems": self.problems()}
 
 
@@ -435,7 +445,7 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray,
                 inside[i] = 0  # no edge against the table around it: a shade or a grain
     hull = None if stand is None else _rows_band(picture.shape, quads[np.asarray(stand)]
                                                  if np.any(stand) else quads)
-    area_over = None
+    area_over = over_stand = None
     if hull is not None:
         # a foreign piece counts on a rack photo where it reaches into the stand's rows,
         # grown by `HULL_GROW`: a hand over a row's end tile hides it from the hull
@@ -444,8 +454,12 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray,
         over = np.bincount(pieces[foreign & grown], minlength=n)[1:] if n > 1 else np.zeros(1)
         area_over = float(inside[over >= SMOOTH_IN * tile_area].max(initial=0)) / max(
             tile_area, 1.0)
+        from vision.game.stand_body import over_stand as body  # it builds on this module
+
+        over_stand = body(picture, quads, np.asarray(stand, bool), geometry, lab_full)
     return Cover(float(inside.max(initial=0)) / max(tile_area, 1.0), len(corners),
-                 *_smooth_skin(picture, quads, geometry, lab_full, hull), area_over=area_over)
+                 *_smooth_skin(picture, quads, geometry, lab_full, hull), area_over=area_over,
+                 over_stand=over_stand)
 
 
 def _rows_band(shape, quads: np.ndarray) -> np.ndarray:
