@@ -136,7 +136,8 @@ class Cover:
 
     def problems(self, rack: bool = False) -> list[str]:
         """["covered"] when something lies over the tiles, else []. On a `rack` photo
-        a foreign piece and smooth skin count only over the hull of the stand's tiles (the
+        a foreign piece and smooth skin count only over the hull of the stand's tiles, and
+        a skin-coloured piece over the stand's own body counts too (`over_stand`; the
         module's doc)."""
         from vision.game.stand_body import MAX_OVER
 
