@@ -463,17 +463,21 @@ def measure(image_bgr: np.ndarray, corners: np.ndarray,
                  over_stand=over_stand)
 
 
-def _rows_band(shape, quads: np.ndarray) -> np.ndarray:
+def _rows_band(shape, quads: np.ndarray, tiles: float = ROWS_REACH,
+               up: np.ndarray | None = None) -> np.ndarray:
     """(H, W) bool: the hull of a stand's tiles at `quads` (N >= 1, 4, 2), stretched along
-    its rows by `ROWS_REACH` tile widths each way: a hand that hides the tiles at a row's
-    end lies past the hull of the tiles left, still over the row."""
+    its rows by `tiles` tile widths each way (`ROWS_REACH`): a hand that hides the tiles at
+    a row's end lies past the hull of the tiles left, still over the row. The rack's `up`
+    where the caller knows it, else the way its tiles agree on (none: the hull alone)."""
     q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
-    way = rack_axis(q) if ROWS_REACH and len(q) >= 2 else None
-    if way is None:
-        return _hull(shape, q.astype(np.float32))
-    along = np.array([way[0][1], -way[0][0]])
+    if up is None:
+        way = rack_axis(q) if tiles and len(q) >= 2 else None
+        if way is None:
+            return _hull(shape, q.astype(np.float32))
+        up = way[0]
+    along = np.array([up[1], -up[0]])
     width = float(np.median(np.linalg.norm(q[:, 1] - q[:, 0], axis=1)))
-    reach = along * ROWS_REACH * width
+    reach = along * tiles * width
     return _hull(shape, np.concatenate([q - reach, q, q + reach]).astype(np.float32))
 
 

@@ -74,10 +74,7 @@ def over_stand(picture: np.ndarray, quads: np.ndarray, stand: np.ndarray, geomet
     lab[..., 0] *= cover.LIGHTNESS_WEIGHT
 
     up = _rack_up(sq)
-    along = np.array([up[1], -up[0]])
-    reach = along * BAND * float(np.median(np.linalg.norm(sq[:, 1] - sq[:, 0], axis=1)))
-    band = cover._hull(picture.shape, np.concatenate([sq - reach, sq, sq + reach])
-                       .astype(np.float32)) & ~on_tiles
+    band = cover._rows_band(picture.shape, sq, BAND, up) & ~on_tiles
     if band.sum() < 16:
         return 0.0
     skin = cover._skin_like(lab_full[band])
@@ -97,8 +94,8 @@ def over_stand(picture: np.ndarray, quads: np.ndarray, stand: np.ndarray, geomet
                             cover._disc(max(1, int(round(BODY_OPEN * height)))))
     span = sq.reshape(-1, 2) @ up
     lo, hi = span.min() - DOWN * height, span.max() + UP * height
-    ys, xs = np.mgrid[:picture.shape[0], :picture.shape[1]]
-    across = xs * up[0] + ys * up[1]
+    h, w = picture.shape[:2]
+    across = np.arange(w)[None, :] * up[0] + np.arange(h)[:, None] * up[1]
     body &= ((across >= lo) & (across <= hi)).astype(np.uint8)
     n, parts, stats, centres = cv2.connectedComponentsWithStats(body)
     at = centres[1:] @ up
