@@ -98,7 +98,8 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     Judged twice, in the photo and on the plane estimated from the tiles (as `rows_of`),
     and the view that keeps more tile height on the rack (its tiles' box heights in the
     photo squared, summed, where one view keeps `VIEW_MARGIN` times the other's, else the
-    heights summed: a row of flat tiles weighs less than the stand's) is taken: seen from
+    heights summed: a row of flat tiles weighs less than the stand's; but not the plane's
+    where it trades the photo's taller tiles for shorter ones, `_plane_keeps_more`) is taken: seen from
     the side, a rack's up vectors fan out in the photo and only the plane holds them
     parallel; but tiles standing on a stand and lying on the table lie on two planes, and
     one plane fit to both can misplace the stand's rows (docs/decisions/rack-tiers.md).
@@ -124,7 +125,7 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
         on_plane = _best_way(plane.to_plane(q).reshape(-1, 4, 2), tall)
         # where the photo agrees on no way, the plane's judgement, if its stand stands tall
         tall_stand = on_plane.any() and np.median(tall[~on_plane]) >= np.median(tall)
-        if (no_way and tall_stand) or _keeps_more(tall, on_plane, off):
+        if (no_way and tall_stand) or _plane_keeps_more(tall, on_plane, off):
             off = on_plane
             way = rack_axis(q)
             if way is not None:
@@ -134,6 +135,23 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
         # shorter than the tallest lie flat
         off[_much_shorter(tall)] = True
     return _in_a_kept_row(q, off, np.array([c == "J" for c in d.codes], bool))
+
+
+def _plane_keeps_more(tall: np.ndarray, on_plane: np.ndarray, in_photo: np.ndarray) -> bool:
+    """`_keeps_more` for the plane's view against the photo's, but where only the summed
+    heights decide, not where the tiles the photo's view alone keeps box taller (median)
+    than those the plane's keeps: a plane fit to rows lying by that outnumber a small stand
+    keeps them and names the stand's own front tier off (white 3,100,001 upright: four
+    front tiles of 195-211 px for six lying ones of 142-157), while seen from the side the
+    plane's view keeps the far, shorter tiles the photo's fans away
+    (rack-tiles-only.md, "The plane's view trading tall tiles for short ones")."""
+    sq_a, sq_b = (tall[~on_plane] ** 2).sum(), (tall[~in_photo] ** 2).sum()
+    if max(sq_a, sq_b) > VIEW_MARGIN * min(sq_a, sq_b):
+        return bool(sq_a > sq_b)
+    traded = ~in_photo & on_plane
+    if traded.any() and np.median(tall[traded]) > np.median(tall[~on_plane]):
+        return False
+    return bool(tall[~on_plane].sum() > tall[~in_photo].sum())
 
 
 def _keeps_more(tall: np.ndarray, off_a: np.ndarray, off_b: np.ndarray) -> bool:
@@ -150,9 +168,17 @@ def _best_way(q: np.ndarray, tall: np.ndarray, stacked: bool = False) -> np.ndar
     """`_off_in_view` with the rack's way found from all the boxes alike, or weighted by
     their height squared (`rack_axis`), whichever keeps more tile height on the rack: where
     tiles lying on the table outnumber the stand's and lean other ways, their mean way is
-    not the stand's. `stacked`: as `stand_tiers`."""
+    not the stand's. A way not found (`rack_axis` None) is never taken over one found.
+    `stacked`: as `stand_tiers`."""
     plain = _off_in_view(q, stacked=stacked)
     weighted = _off_in_view(q, weighted=True, stacked=stacked)
+    # A way not found judges nothing and keeps every tile: it never outweighs a way that
+    # judges (white 3,000,029: near tiles lying each their own way outweigh a stand of six
+    # by height squared, and all fifteen were counted).
+    if rack_axis(q, weighted=True) is None:
+        return plain
+    if rack_axis(q) is None:
+        return weighted
     return weighted if _keeps_more(tall, weighted, plain) else plain
 
 
