@@ -74,6 +74,62 @@ QUADS_3000029 = [
     [[344, 1697], [415, 1791], [286, 1889], [215, 1795]],
 ]
 
+# White 3,000,028 upright: a black one-tier stand of six (K11 B11 R11 O11 K2 K1) on a light
+# marble table, two rows lying behind it and a joker lying to its right.
+STAND_3000028 = [9, 10, 13, 14, 15, 16]
+CODES_3000028 = ["R8", "R5", "B9", "R6", "R9", "O11", "R4", "B7", "R9", "K11", "B11", "R7", "R7",
+                 "R11", "O11", "K2", "K1", "J"]
+QUADS_3000028 = [
+    [[797, 1849], [887, 1875], [831, 1974], [732, 1944]],
+    [[510, 1803], [592, 1823], [521, 1909], [431, 1887]],
+    [[1220, 2057], [1323, 2092], [1306, 2216], [1192, 2176]],
+    [[602, 1817], [687, 1838], [622, 1928], [530, 1904]],
+    [[1567, 2103], [1667, 2156], [1646, 2264], [1538, 2202]],
+    [[1327, 2080], [1426, 2111], [1425, 2233], [1315, 2197]],
+    [[418, 1785], [501, 1802], [428, 1886], [338, 1868]],
+    [[1441, 2103], [1539, 2107], [1534, 2235], [1436, 2231]],
+    [[908, 1863], [975, 1904], [917, 1998], [850, 1957]],
+    [[439, 2126], [556, 2125], [557, 2303], [440, 2303]],
+    [[693, 2160], [819, 2161], [816, 2351], [691, 2350]],
+    [[705, 1823], [777, 1863], [722, 1964], [649, 1924]],
+    [[1121, 2045], [1207, 2075], [1167, 2190], [1081, 2161]],
+    [[565, 2143], [690, 2145], [689, 2328], [563, 2327]],
+    [[323, 2117], [430, 2115], [433, 2274], [326, 2276]],
+    [[939, 2198], [1066, 2204], [1058, 2387], [930, 2381]],
+    [[814, 2181], [945, 2177], [951, 2366], [821, 2370]],
+    [[1729, 2120], [1624, 2116], [1629, 1968], [1735, 1972]],
+]
+
+# Rendered 1,006,102 (`bench.rack_totals`, white with a logo): a two-tier stand of 17 tiles
+# and five lying behind it (K10, K7, K9, K8 and O5).
+LYING_1006102 = [1, 3, 4, 6, 21]
+CODES_1006102 = ["R12", "K10", "K3", "K7", "K9", "B7", "K8", "B8", "B2", "R6", "B7", "O9", "O10",
+                 "B1", "O8", "K7", "O9", "O6", "B5", "B6", "B9", "O5"]
+QUADS_1006102 = [
+    [[369, 255], [449, 259], [445, 337], [353, 336]],
+    [[967, 265], [1017, 276], [1052, 329], [998, 318]],
+    [[529, 271], [600, 281], [599, 359], [518, 349]],
+    [[819, 249], [867, 260], [885, 307], [832, 296]],
+    [[915, 263], [961, 269], [995, 318], [945, 312]],
+    [[460, 324], [538, 334], [526, 426], [436, 417]],
+    [[871, 256], [919, 270], [931, 312], [879, 296]],
+    [[541, 337], [610, 348], [608, 431], [528, 422]],
+    [[605, 274], [679, 288], [684, 372], [599, 358]],
+    [[279, 233], [355, 250], [354, 329], [281, 322]],
+    [[445, 265], [526, 271], [527, 350], [434, 347]],
+    [[314, 381], [400, 385], [393, 505], [307, 501]],
+    [[663, 424], [744, 434], [731, 543], [651, 533]],
+    [[403, 397], [479, 404], [470, 510], [395, 503]],
+    [[484, 404], [568, 411], [559, 525], [475, 519]],
+    [[225, 377], [304, 376], [304, 481], [226, 482]],
+    [[571, 421], [650, 425], [644, 528], [566, 524]],
+    [[748, 419], [834, 434], [812, 561], [726, 546]],
+    [[307, 295], [373, 319], [343, 401], [276, 377]],
+    [[363, 318], [450, 320], [447, 426], [361, 424]],
+    [[617, 354], [701, 356], [699, 460], [615, 459]],
+    [[1083, 313], [1054, 331], [1029, 291], [1058, 273]],
+]
+
 
 def test_a_plane_fit_to_rows_lying_by_does_not_trade_the_stands_front_tier_for_them():
     # the plane's view kept eleven tiles (the row behind and the top tier joined with the
@@ -92,3 +148,19 @@ def test_a_way_found_by_neither_weighting_does_not_keep_every_tile():
     # the weighted way is not found; the plain way is, and it judges
     assert rack_axis(q, weighted=True) is None and rack_axis(q) is not None
     assert np.nonzero(~off_the_rack(d))[0].tolist() == STAND_3000029
+
+
+def test_a_plane_view_keeping_more_squared_still_does_not_trade_two_tall_tiles_for_short_ones():
+    # the plane's view keeps more box height squared (nine lying tiles of 107-129 px) but
+    # names off two of the stand's tiles of 178-183 px that the photo's view keeps
+    d = detections_from(CODES_3000028, QUADS_3000028)
+    assert np.nonzero(~off_the_rack(d))[0].tolist() == STAND_3000028
+
+
+def test_one_tall_tile_traded_does_not_outweigh_the_plane_views_margin():
+    # the plane's view keeps 16 of the 17 stand tiles, the photo's 12; the plane's names
+    # off one that the photo's keeps (O6, boxed tallest), which alone does not refuse it
+    d = detections_from(CODES_1006102, QUADS_1006102)
+    lying = np.zeros(len(d), bool)
+    lying[LYING_1006102] = True
+    assert off_the_rack(d).tolist() == lying.tolist()

@@ -58,6 +58,12 @@ HIDE_GAP = 0.1
 # stand, where one keeps this many times the other's; else the one that keeps more box
 # height (rack-tiles-only.md, "The view by height squared").
 VIEW_MARGIN = 1.1
+# Where the plane's view keeps that margin more, it is still not taken where it names off
+# this many tiles or more that the photo's keeps, boxed taller than those it keeps
+# (`_plane_keeps_more`): one such tile is not enough against the margin (rendered
+# 1,006,102: the plane's view keeps 16 of its 17 stand tiles and drops one boxed tallest;
+# the photo's keeps 12).
+TRADED_TILES = 2
 # A tile in a tier whose box is shorter than this share of the height a standing tile's box
 # has at its place (heights fit over the tiers' tiles, `_squashed`) lies flat beside or
 # behind the stand, unless the tier in front hides its foot (within `SQUASHED_HIDE_GAP`
@@ -98,7 +104,7 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     Judged twice, in the photo and on the plane estimated from the tiles (as `rows_of`),
     and the view that keeps more tile height on the rack (its tiles' box heights in the
     photo squared, summed, where one view keeps `VIEW_MARGIN` times the other's, else the
-    heights summed: a row of flat tiles weighs less than the stand's; but not the plane's
+    heights summed: a row of flat tiles weighs less than the stand's; never the plane's
     where it trades the photo's taller tiles for shorter ones, `_plane_keeps_more`) is taken: seen from
     the side, a rack's up vectors fan out in the photo and only the plane holds them
     parallel; but tiles standing on a stand and lying on the table lie on two planes, and
@@ -138,20 +144,21 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
 
 
 def _plane_keeps_more(tall: np.ndarray, on_plane: np.ndarray, in_photo: np.ndarray) -> bool:
-    """`_keeps_more` for the plane's view against the photo's, but where only the summed
-    heights decide, not where the tiles the photo's view alone keeps box taller (median)
-    than those the plane's keeps: a plane fit to rows lying by that outnumber a small stand
+    """`_keeps_more` for the plane's view against the photo's, but not where the plane's
+    view trades tall tiles for short ones: the tiles it names off and the photo's view
+    keeps box taller (median) than those it keeps. Where the summed heights decide, one
+    such tile is enough; where the plane's view keeps `VIEW_MARGIN` times the box height
+    squared, `TRADED_TILES`. A plane fit to rows lying by that outnumber a small stand
     keeps them and names the stand's own front tier off (white 3,100,001 upright: four
-    front tiles of 195-211 px for six lying ones of 142-157), while seen from the side the
-    plane's view keeps the far, shorter tiles the photo's fans away
+    front tiles of 195-211 px for six lying ones of 142-157), while seen from the side
+    the plane's view keeps the far, shorter tiles the photo's fans away
     (rack-tiles-only.md, "The plane's view trading tall tiles for short ones")."""
-    sq_a, sq_b = (tall[~on_plane] ** 2).sum(), (tall[~in_photo] ** 2).sum()
-    if max(sq_a, sq_b) > VIEW_MARGIN * min(sq_a, sq_b):
-        return bool(sq_a > sq_b)
     traded = ~in_photo & on_plane
-    if traded.any() and np.median(tall[traded]) > np.median(tall[~on_plane]):
-        return False
-    return bool(tall[~on_plane].sum() > tall[~in_photo].sum())
+    taller = bool(traded.any() and np.median(tall[traded]) > np.median(tall[~on_plane]))
+    sq_plane, sq_photo = (tall[~on_plane] ** 2).sum(), (tall[~in_photo] ** 2).sum()
+    if max(sq_plane, sq_photo) > VIEW_MARGIN * min(sq_plane, sq_photo):
+        return bool(sq_plane > sq_photo) and not (taller and traded.sum() >= TRADED_TILES)
+    return not taller and bool(tall[~on_plane].sum() > tall[~in_photo].sum())
 
 
 def _keeps_more(tall: np.ndarray, off_a: np.ndarray, off_b: np.ndarray) -> bool:
