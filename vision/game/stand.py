@@ -104,11 +104,12 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     Judged twice, in the photo and on the plane estimated from the tiles (as `rows_of`),
     and the view that keeps more tile height on the rack (its tiles' box heights in the
     photo squared, summed, where one view keeps `VIEW_MARGIN` times the other's, else the
-    heights summed: a row of flat tiles weighs less than the stand's; never the plane's
-    where it trades the photo's taller tiles for shorter ones, `_plane_keeps_more`) is taken: seen from
-    the side, a rack's up vectors fan out in the photo and only the plane holds them
-    parallel; but tiles standing on a stand and lying on the table lie on two planes, and
-    one plane fit to both can misplace the stand's rows (docs/decisions/rack-tiers.md).
+    heights summed: a row of flat tiles weighs less than the stand's; not the plane's
+    where it trades the photo's taller tiles for shorter ones, `_plane_keeps_more`) is
+    taken: seen from the side, a rack's up vectors fan out in the photo and only the plane
+    holds them parallel; but tiles standing on a stand and lying on the table lie on two
+    planes, and one plane fit to both can misplace the stand's rows
+    (docs/decisions/rack-tiers.md).
     Where the plane's view is taken, the boxes far too short in the photo for a standing
     tile there (`PHOTO_FLAT_SHARE`) are named off as well. Where the photo agrees on no
     way at all, the plane's view is taken if it judges and the boxes it keeps are at
@@ -154,11 +155,13 @@ def _plane_keeps_more(tall: np.ndarray, on_plane: np.ndarray, in_photo: np.ndarr
     the plane's view keeps the far, shorter tiles the photo's fans away
     (rack-tiles-only.md, "The plane's view trading tall tiles for short ones")."""
     traded = ~in_photo & on_plane
-    taller = bool(traded.any() and np.median(tall[traded]) > np.median(tall[~on_plane]))
-    sq_plane, sq_photo = (tall[~on_plane] ** 2).sum(), (tall[~in_photo] ** 2).sum()
-    if max(sq_plane, sq_photo) > VIEW_MARGIN * min(sq_plane, sq_photo):
-        return bool(sq_plane > sq_photo) and not (taller and traded.sum() >= TRADED_TILES)
-    return not taller and bool(tall[~on_plane].sum() > tall[~in_photo].sum())
+    if traded.any() and (~on_plane).any() and (
+            np.median(tall[traded]) > np.median(tall[~on_plane])):
+        sq_plane, sq_photo = (tall[~on_plane] ** 2).sum(), (tall[~in_photo] ** 2).sum()
+        clear = max(sq_plane, sq_photo) > VIEW_MARGIN * min(sq_plane, sq_photo)
+        if not clear or traded.sum() >= TRADED_TILES:
+            return False
+    return _keeps_more(tall, on_plane, in_photo)
 
 
 def _keeps_more(tall: np.ndarray, off_a: np.ndarray, off_b: np.ndarray) -> bool:
