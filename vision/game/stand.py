@@ -182,13 +182,12 @@ def _best_way(q: np.ndarray, tall: np.ndarray, stacked: bool = False) -> np.ndar
     `stacked`: as `stand_tiers`."""
     plain = _off_in_view(q, stacked=stacked)
     weighted = _off_in_view(q, weighted=True, stacked=stacked)
-    # A way not found judges nothing and keeps every tile: it never outweighs a way that
-    # judges (white 3,000,029: near tiles lying each their own way outweigh a stand of six
-    # by height squared, and all fifteen were counted).
-    if rack_axis(q, weighted=True) is None:
-        return plain
-    if rack_axis(q) is None:
-        return weighted
+    # A way not found judges nothing and would keep every tile: it never outweighs a way
+    # that judges (white 3,000,029: near tiles lying each their own way outweigh a stand of
+    # six by height squared, and all fifteen were counted).
+    if plain is None or weighted is None:
+        judged = weighted if plain is None else plain
+        return np.zeros(len(q), bool) if judged is None else judged
     return weighted if _keeps_more(tall, weighted, plain) else plain
 
 
@@ -250,14 +249,16 @@ def _in_a_kept_row(q: np.ndarray, off: np.ndarray, jokers: np.ndarray | None = N
     return out
 
 
-def _off_in_view(q: np.ndarray, weighted: bool = False, stacked: bool = False) -> np.ndarray:
+def _off_in_view(q: np.ndarray, weighted: bool = False,
+                 stacked: bool = False) -> np.ndarray | None:
     """`off_the_rack` judged on corners `q` (N, 4, 2) in one view, the rack's way found
-    `weighted` or not (`rack_axis`); `stacked`: as `stand_tiers`."""
+    `weighted` or not (`rack_axis`); None where no way is found. `stacked`: as
+    `stand_tiers`."""
     n = len(q)
     off = np.zeros(n, bool)
     way = rack_axis(q, weighted)
     if way is None:
-        return off
+        return None
     axis, aligned = way
     off |= ~aligned
     # The rack's rows, along its way: depth down the rack, split at gaps (`ROW_GAP`).
