@@ -11,7 +11,9 @@ Looked at on the photo 320 px wide (`WIDTH`), in Lab with lightness counted half
    covers part of its ring, the table most of it), and the tolerance is `SPREAD` times how
    far its nearer pixels lie from it, between `TOL_MIN` and `TOL_MAX`. Where the table
    (the colour most ring pixels of the photo lie near) is not skin-coloured, a ring whose
-   main colour is skin's is left out: the hand filled it (`_without_skin_rings`).
+   main colour is skin's is left out: the hand filled it (`_without_skin_rings`). On a
+   rack photo the rings that are the stand's colour are then left out too, where others
+   tell the table (`_without_stand_rings`).
 2. A pixel off the tiles, within `REACH` tile heights of them, is *foreign* when it is
    unlike the table around at least `NEED` of its `NEAREST` nearest tiles, unlike the
    tiles' own face, and coloured like skin (chroma of at least `MIN_CHROMA`, a hue
@@ -249,6 +251,19 @@ def _without_skin_rings(colours, tols, centres, rings):
             [centres[i] for i in keep])
 
 
+def _without_stand_rings(colours, tols, centres, stand):
+    """The rings left out whose main colour is the stand's (`stand`: its colour and
+    tolerance), where some are not: round a stand's tiles the ring is the stand, and the
+    table beside it, lit lighter or darker than beyond the tiles' area, is then unlike
+    every ring near it. The rings of the tiles lying by tell the table (docs/decisions/
+    covered-photo.md, "The stand's rings are no table")."""
+    colour, tol = stand
+    keep = [i for i, c in enumerate(colours) if np.linalg.norm(c - colour) >= tol]
+    if not keep or len(keep) == len(colours):
+        return colours, tols, centres
+    return tuple([part[i] for i in keep] for part in (colours, tols, centres))
+
+
 def _lab(picture: np.ndarray) -> np.ndarray:
     """The picture in Lab (float32), a 3x3 blur first: a pixel's noise is no colour."""
     import cv2
@@ -400,6 +415,10 @@ def foreign_mask(picture: np.ndarray, quads: np.ndarray, geometry=None,
     ys, xs = ys[maybe], xs[maybe]
     colours, tols, centres = _table_colours(lab, quads, on_tiles, height) if len(ys) else \
         ([], [], [])
+    if known is not None:
+        # after `_without_skin_rings`, not before: less the stand's, the rings a hand
+        # filled may be most of those left, and pass for a wooden table (bench.eval_rack_hands)
+        colours, tols, centres = _without_stand_rings(colours, tols, centres, known)
     if not len(colours):
         return foreign, area, tile_area
     colours, tols, centres = np.array(colours), np.array(tols), np.array(centres)
