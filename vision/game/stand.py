@@ -109,7 +109,8 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     taken: seen from the side, a rack's up vectors fan out in the photo and only the plane
     holds them parallel; but tiles standing on a stand and lying on the table lie on two
     planes, and one plane fit to both can misplace the stand's rows
-    (docs/decisions/rack-tiers.md).
+    (docs/decisions/rack-tiers.md). So the plane's view is weighed only where every tile
+    it adds looks like the photo's fan (`_only_the_photos_fan`), not a row lying by.
     Where the plane's view is taken, the boxes far too short in the photo for a standing
     tile there (`PHOTO_FLAT_SHARE`) are named off as well. Where the photo agrees on no
     way at all, the plane's view is taken if it judges and the boxes it keeps are at
@@ -132,7 +133,8 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
         on_plane = _best_way(plane.to_plane(q).reshape(-1, 4, 2), tall)
         # where the photo agrees on no way, the plane's judgement, if its stand stands tall
         tall_stand = on_plane.any() and np.median(tall[~on_plane]) >= np.median(tall)
-        if (no_way and tall_stand) or _plane_keeps_more(tall, on_plane, off):
+        if (no_way and tall_stand) or (_plane_keeps_more(tall, on_plane, off)
+                                       and _only_the_photos_fan(q, off, on_plane)):
             off = on_plane
             way = rack_axis(q)
             if way is not None:
@@ -142,6 +144,40 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
         # shorter than the tallest lie flat
         off[_much_shorter(tall)] = True
     return _in_a_kept_row(q, off, np.array([c == "J" for c in d.codes], bool))
+
+
+def _only_the_photos_fan(q: np.ndarray, in_photo: np.ndarray, on_plane: np.ndarray) -> bool:
+    """Whether every tile the plane's view keeps and the photo's names off looks like the
+    photo's own fan of the stand's tiles, not a row lying by: it faces off the rack's way in
+    the photo (either weighting, `rack_axis`), or its box is at least `FLAT_TILE_SHARE` as
+    tall as a tile both views keep at its place (box height fit as a plane over their
+    centres, held within their range). Seen from the side, a stand's far tiles lean off its
+    way or its slanting rows split, and both views keep the rest; a plane fit over a stand
+    and the table lines rows lying by up as tiers, and their boxes are short (white 3,000,025:
+    a row of six lying behind the top tier, three of them boxed 0.56-0.79 of the stand's
+    height at their place; rack-tiles-only.md, "The plane's view only for the photo's
+    fan"). False where the plane's view adds nothing; True where it keeps none of the
+    photo's tiles: two guesses at where the stand is, left to the weighing (rendered
+    1,008,104: the photo's view keeps a row of five lying tiles boxed 23-35 px, the plane's
+    the stand's three of 110-121)."""
+    gained, both = in_photo & ~on_plane, ~in_photo & ~on_plane
+    if not gained.any():
+        return False
+    if not both.any():
+        return True
+    facing = np.zeros(len(q), bool)
+    for weighted in (False, True):
+        way = rack_axis(q, weighted)
+        if way is not None:
+            facing |= ~way[1]
+    centres, _r, _d, _w, heights = tile_frames(q)
+    kept = np.nonzero(both)[0]
+    fit = np.full(len(q), float(np.median(heights[kept])))
+    if len(kept) >= FIT_TILES:
+        place = np.c_[np.ones(len(q)), centres]
+        coef = np.linalg.lstsq(place[kept], heights[kept], rcond=None)[0]
+        fit = np.clip(place @ coef, heights[kept].min(), heights[kept].max())
+    return bool((facing | (heights >= FLAT_TILE_SHARE * fit))[gained].all())
 
 
 def _plane_keeps_more(tall: np.ndarray, on_plane: np.ndarray, in_photo: np.ndarray) -> bool:
