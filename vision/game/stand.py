@@ -110,7 +110,8 @@ def off_the_rack(d: TileDetections) -> np.ndarray:
     holds them parallel; but tiles standing on a stand and lying on the table lie on two
     planes, and one plane fit to both can misplace the stand's rows
     (docs/decisions/rack-tiers.md). So the plane's view is weighed only where every tile
-    it adds looks like the photo's fan (`_only_the_photos_fan`), not a row lying by.
+    it adds looks like the photo's fan, not a row lying by, or where the two views keep
+    no tile in common (`_only_the_photos_fan`).
     Where the plane's view is taken, the boxes far too short in the photo for a standing
     tile there (`PHOTO_FLAT_SHARE`) are named off as well. Where the photo agrees on no
     way at all, the plane's view is taken if it judges and the boxes it keeps are at
