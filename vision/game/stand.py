@@ -175,9 +175,8 @@ def _only_the_photos_fan(q: np.ndarray, in_photo: np.ndarray, on_plane: np.ndarr
     kept = np.nonzero(both)[0]
     fit = np.full(len(q), float(np.median(heights[kept])))
     if len(kept) >= FIT_TILES:
-        place = np.c_[np.ones(len(q)), centres]
-        coef = np.linalg.lstsq(place[kept], heights[kept], rcond=None)[0]
-        fit = np.clip(place @ coef, heights[kept].min(), heights[kept].max())
+        fit = np.clip(_height_fit(centres, heights, kept), heights[kept].min(),
+                      heights[kept].max())
     return bool((facing | (heights >= FLAT_TILE_SHARE * fit))[gained].all())
 
 
@@ -452,15 +451,20 @@ def _standing_shares(place: np.ndarray, heights: np.ndarray) -> np.ndarray | Non
 def _fit_share(place: np.ndarray, heights: np.ndarray, start: float) -> np.ndarray | None:
     """Each box's height over the plane fit (`_squashed`) from the tiles within
     `FIRST_FIT_BAND` of `start`; None where fewer than `FIT_TILES` agree."""
-    a = np.c_[np.ones(len(heights)), place]
     use = np.nonzero(np.abs(heights / start - 1) < FIRST_FIT_BAND)[0]
     for _round in range(3):
         if len(use) < FIT_TILES:
             return None
-        coef = np.linalg.lstsq(a[use], heights[use], rcond=None)[0]
-        share = heights / np.maximum(a @ coef, 1e-9)
+        share = heights / np.maximum(_height_fit(place, heights, use), 1e-9)
         use = np.nonzero(np.abs(share - 1) < FIT_BAND)[0]
     return share if len(use) >= FIT_TILES else None
+
+
+def _height_fit(place: np.ndarray, heights: np.ndarray, over: np.ndarray) -> np.ndarray:
+    """Box height fit as a plane over the places (N, 2) of the tiles `over` (indices),
+    at every tile's place."""
+    a = np.c_[np.ones(len(heights)), place]
+    return a @ np.linalg.lstsq(a[over], heights[over], rcond=None)[0]
 
 
 def _tall_median(heights: np.ndarray) -> float:
