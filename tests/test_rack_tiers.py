@@ -61,6 +61,27 @@ def test_no_more_than_three_tiers():
     assert off.tolist() == [False] * 18 + [True] * 4
 
 
+
+def _lying_flat(code: str, cx: float, cy: float, share: float = 0.6) -> list:
+    """A tile lying flat with its centre at (cx, cy): boxed `share` as tall as standing."""
+    (q,) = row([code], x=0.0, y=0.0)
+    q = np.asarray(q, float)
+    return ((q - q.mean(axis=0)) * [1.0, share] + [cx, cy]).tolist()
+
+
+def test_a_tile_lying_beside_a_tier_does_not_stretch_the_stand_past_its_end():
+    # three tiers; a tile lying flat at the top tier's depth, two tiles left of the stand,
+    # joins that row; another lies left of the stand between the middle and front tiers'
+    # depths. It lies beyond the stand's end, so it is passed over and the front tier is
+    # still taken (white 3,500,039 upright lost its front tier of seven to such a pair)
+    codes, quads = _stand([100, 100 + 1.1 * H, 100 + 2.2 * H])
+    quads = [(np.asarray(q) + [300, 0]).tolist() for q in quads]
+    top = float(np.mean(np.asarray(quads[0])[:, 1]))
+    beside = _lying_flat("O9", 300 - 3 * 42 + 20, top)
+    between = _lying_flat("O1", 300 - 2 * 42 + 20, top + 1.65 * H)
+    off = off_the_rack(detections_from(codes + ["O9", "O1"], quads + [beside, between]))
+    assert off.tolist() == [False] * 18 + [True] * 2
+
 def _rendered(tiers: int, per_edition: int = 2):
     from training.editions import HELD_OUT
     from training.render3d.scene import _labelled, render_depth_scene

@@ -76,7 +76,9 @@ def stand_tiers(rows: list, depth: np.ndarray, heights: np.ndarray, height: floa
     `foot_hidden`, is exempt), at most MAX_TIERS. Of the two rows next to the tiers taken
     so far, the fuller one is taken first. A foreshortened row whose tiles all lie beyond
     both ends of the tiers taken (flat tiles beside the stand, at a tier's depth) is passed
-    over: the row of two tiles or more beyond it may still be the next tier.
+    over: the row of two tiles or more beyond it may still be the next tier. The tiers'
+    ends are those of their tiles boxed at least `FLAT_SHARE` of the tiers' height: a flat
+    tile lying beside the stand at a tier's depth joins its row but does not stretch it.
 
     The first tier is the row with the most tile height (its boxes' heights squared,
     summed): tiles lying flat are seen foreshortened, and a row of them behind the stand
@@ -126,7 +128,11 @@ def _chain(start: int, rows: list, depth: np.ndarray, heights: np.ndarray, heigh
     while len(taken) < MAX_TIERS:
         lo, hi = min(taken), max(taken)
         tiers = np.concatenate([rows[k] for k in taken])
-        span = along[tiers] if along is not None else None
+        # the stand's extent along the rack, from the tiers' tiles boxed as tall as standing
+        # ones: a tile lying flat beside the stand joins a tier's row but is no end of it
+        # (white 3,500,039: the row between two tiers that it spanned stopped the chain)
+        standing = tiers[heights[tiers] >= FLAT_SHARE * float(np.median(heights[tiers]))]
+        span = along[standing if len(standing) else tiers] if along is not None else None
         # every tile of row k beyond both ends of the tiers taken, along the rack
         beside = [span is not None and bool(((along[rows[k]] < span.min())
                                              | (along[rows[k]] > span.max())).all())
