@@ -37,6 +37,30 @@ def row(codes, *, x=100.0, y=100.0, w=40.0, gap=2.0, angle=0.0):
             for k in range(len(codes))]
 
 
+def phone_processed(data: bytes, seed: int, dim: bool = False) -> bytes:
+    """A rendered photo's JPEG as a phone's own processing might leave it: a white balance
+    left a little warm, sensor noise (in a dim room amplified, then smoothed away), a lift
+    of the shadows, sharpening, JPEG 85 (docs/decisions/rack-tiles-only.md, "The same photos
+    as a phone's processing leaves them"). Seeded by `seed`: the same bytes every run."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    x = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).astype(np.float32)
+    x *= np.float32([0.93, 1.0, 1.05])  # B, G, R
+    if dim:
+        x *= 0.6
+        x += rng.normal(0, 3.0, x.shape[:2])[..., None] + rng.normal(0, 1.5, x.shape)
+        x = cv2.bilateralFilter(np.clip(x / 0.6, 0, 255).astype(np.uint8), 7, 30, 3)
+        x = x.astype(np.float32)
+    else:
+        x += rng.normal(0, 2.5, x.shape[:2])[..., None] + rng.normal(0, 1.0, x.shape)
+    x = 255 * (np.clip(x, 0, 255) / 255) ** 0.85
+    x += 0.6 * (x - cv2.GaussianBlur(x, (0, 0), 1.2))
+    ok, out = cv2.imencode(".jpg", np.clip(x, 0, 255).astype(np.uint8),
+                           [cv2.IMWRITE_JPEG_QUALITY, 85])
+    return out.tobytes()
+
+
 def turned_round(detections: TileDetections, i: int, as_drawn: str, other_way: str,
                  share: float) -> TileDetections:
     """Tile i read `as_drawn` lying turned round against its neighbours, with `share` of
@@ -53,10 +77,11 @@ def turned_round(detections: TileDetections, i: int, as_drawn: str, other_way: s
     return d
 
 
-def read_white_rack(seed: int, upright: bool = False):
+def read_white_rack(seed: int, upright: bool = False, change=None):
     """(scene, rack reading) of `bench.eval_white_racks`' photo `seed` (16 MP; taken
-    `upright` as `--portrait` takes it), read as `rummikub score` reads it; the test is
-    skipped without Pillow or the models."""
+    `upright` as `--portrait` takes it), read as `rummikub score` reads it; `change`: a
+    function of its JPEG bytes and the seed giving the bytes read instead (`phone_processed`).
+    The test is skipped without Pillow or the models."""
     import pytest
 
     pytest.importorskip("PIL")
@@ -71,5 +96,7 @@ def read_white_rack(seed: int, upright: bool = False):
         pytest.skip(f"no models in {MODELS_DIR}")
     size = SIZE[::-1] if upright else SIZE
     _seed, scene, data = render(seed, KINDS[(seed - BASE) % len(KINDS)], size)
+    if change is not None:
+        data = change(data, seed)
     reader = TileReader.load()
     return scene, cover.read_rack_photo(reader, Photo.from_bytes(data), DEFAULT_RULES)

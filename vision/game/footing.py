@@ -81,6 +81,13 @@ BESIDE_DARK = 150.0
 # own face (white 770,015: a logo joker boxed by its circle, 0.52 as tall as its tier).
 WHOLE_BOX = 0.8
 MIN_TILES = 4
+# The tiles taken for a stand elsewhere box at least this share of the kept tiles' median
+# height: a stand farther from the phone than a row lying nearer boxes shorter (0.58-1.09
+# where the white ranges turned round), but the letters of the beam's embossed logo, read
+# as a row of small tiles standing on the stand, box a fifth (white 3,500,016 as a phone
+# sharpened it: 0.18, and its two tiles were named off for eight letters; rack-tiles-only.md,
+# "The beam's logo taken for the stand").
+ELSEWHERE_HEIGHT = 0.4
 # The photo is looked at where the tiles are at least this tall (a reduced decode of a big
 # photo is enough).
 TILE_PIXELS = 40
@@ -120,6 +127,9 @@ def _stand_elsewhere(d: TileDetections, off: np.ndarray, photo, under) -> np.nda
         return off  # the kept tiles show a stand of their own: the common case, first
     rack = named[~off_the_rack(d[named])]
     if len(rack) < MIN_TILES:
+        return off
+    heights = tile_frames(d.corners.astype(np.float64))[4]
+    if np.median(heights[rack]) < ELSEWHERE_HEIGHT * np.median(heights[kept]):
         return off
     theirs = _under_feet(d, rack, photo)
     if theirs is None:
