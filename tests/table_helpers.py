@@ -37,27 +37,21 @@ def row(codes, *, x=100.0, y=100.0, w=40.0, gap=2.0, angle=0.0):
             for k in range(len(codes))]
 
 
-def phone_processed(data: bytes, seed: int, dim: bool = False) -> bytes:
+def phone_processed(data: bytes, seed: int) -> bytes:
     """A rendered photo's JPEG as a phone's own processing might leave it: a white balance
-    left a little warm, sensor noise (in a dim room amplified, then smoothed away), a lift
-    of the shadows, sharpening, JPEG 85 (docs/decisions/rack-tiles-only.md, "The same photos
-    as a phone's processing leaves them"). Seeded by `seed`: the same bytes every run."""
+    left a little warm, sensor noise, a lift of the shadows, sharpening, JPEG 85
+    (docs/decisions/rack-tiles-only.md, "The same photos as a phone's processing leaves
+    them"). Seeded by `seed`: the same bytes every run."""
     import cv2
 
     rng = np.random.default_rng(seed)
     x = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).astype(np.float32)
     x *= np.float32([0.93, 1.0, 1.05])  # B, G, R
-    if dim:
-        x *= 0.6
-        x += rng.normal(0, 3.0, x.shape[:2])[..., None] + rng.normal(0, 1.5, x.shape)
-        x = cv2.bilateralFilter(np.clip(x / 0.6, 0, 255).astype(np.uint8), 7, 30, 3)
-        x = x.astype(np.float32)
-    else:
-        x += rng.normal(0, 2.5, x.shape[:2])[..., None] + rng.normal(0, 1.0, x.shape)
+    x += rng.normal(0, 2.5, x.shape[:2])[..., None] + rng.normal(0, 1.0, x.shape)
     x = 255 * (np.clip(x, 0, 255) / 255) ** 0.85
     x += 0.6 * (x - cv2.GaussianBlur(x, (0, 0), 1.2))
-    ok, out = cv2.imencode(".jpg", np.clip(x, 0, 255).astype(np.uint8),
-                           [cv2.IMWRITE_JPEG_QUALITY, 85])
+    _ok, out = cv2.imencode(".jpg", np.clip(x, 0, 255).astype(np.uint8),
+                            [cv2.IMWRITE_JPEG_QUALITY, 85])
     return out.tobytes()
 
 

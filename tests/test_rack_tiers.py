@@ -61,7 +61,6 @@ def test_no_more_than_three_tiers():
     assert off.tolist() == [False] * 18 + [True] * 4
 
 
-
 def _lying_flat(code: str, cx: float, cy: float, share: float = 0.6) -> list:
     """A tile lying flat with its centre at (cx, cy): boxed `share` as tall as standing."""
     (q,) = row([code], x=0.0, y=0.0)
@@ -81,6 +80,7 @@ def test_a_tile_lying_beside_a_tier_does_not_stretch_the_stand_past_its_end():
     between = _lying_flat("O1", 300 - 2 * 42 + 20, top + 1.65 * H)
     off = off_the_rack(detections_from(codes + ["O9", "O1"], quads + [beside, between]))
     assert off.tolist() == [False] * 18 + [True] * 2
+
 
 def _rendered(tiers: int, per_edition: int = 2):
     from training.editions import HELD_OUT
