@@ -128,18 +128,18 @@ def _chain(start: int, rows: list, depth: np.ndarray, heights: np.ndarray, heigh
     while len(taken) < MAX_TIERS:
         lo, hi = min(taken), max(taken)
         tiers = np.concatenate([rows[k] for k in taken])
+        # each tile's box height over the tiers' median; in a row longer than the tiers
+        # both ways, the tiles past their ends over their end's (`at_place`)
+        plain = heights / float(np.median(heights[tiers]))
         # the stand's extent along the rack, from the tiers' tiles boxed as tall as standing
-        # ones: a tile lying flat beside the stand joins a tier's row but is no end of it
-        # (white 3,500,039: the row between two tiers that it spanned stopped the chain)
-        standing = tiers[heights[tiers] >= FLAT_SHARE * float(np.median(heights[tiers]))]
-        span = along[standing if len(standing) else tiers] if along is not None else None
+        # ones (at least the median one): a tile lying flat beside the stand joins a tier's
+        # row but is no end of it (white 3,500,039: the row between two tiers that it
+        # spanned stopped the chain)
+        span = along[tiers[plain[tiers] >= FLAT_SHARE]] if along is not None else None
         # every tile of row k beyond both ends of the tiers taken, along the rack
         beside = [span is not None and bool(((along[rows[k]] < span.min())
                                              | (along[rows[k]] > span.max())).all())
                   for k in range(len(rows))]
-        # each tile's box height over the tiers' median; in a row longer than the tiers
-        # both ways, the tiles past their ends over their end's (`at_place`)
-        plain = heights / float(np.median(heights[tiers]))
         placed = heights / at_place(heights, tiers, along, beyond=True)
         shares = [placed if _longer(rows[k], tiers, along) else plain for k in range(len(rows))]
         tall = [float(np.median(shares[k][rows[k]])) for k in range(len(rows))]
